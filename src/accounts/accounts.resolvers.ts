@@ -1,0 +1,70 @@
+// GraphQL for accounts and profiles: thin; reads through loaders, changes through commands.
+import type { IResolvers } from '@graphql-tools/utils';
+import type { Context } from '../graphql/context.js';
+import type { DomainModule } from '../graphql/module.js';
+import { ratingBySubject } from '../ratings/rating.loaders.js';
+import { isSubjectVerified, verificationsBySubject } from '../verifications/verification.loaders.js';
+import {
+  type CreateUserAccountInput,
+  createUserAccount,
+  reactivateUserAccount,
+  suspendUserAccount,
+  type UpdateProfileInput,
+  type UpdateUserAccountInput,
+  updateProfile,
+  updateUserAccount,
+} from './account.commands.js';
+import { profileByUserId } from './account.loaders.js';
+import {
+  getMe,
+  getProfile,
+  getUserAccount,
+  searchUserAccounts,
+  type UserAccountFilter,
+} from './account.queries.js';
+import { canSeeProfilePii } from './account.rules.js';
+import { type Profile, ProfileSchema } from './profile.entity.js';
+import { type UserAccount, UserAccountSchema } from './user-account.entity.js';
+
+type Id = { id: string };
+type With<I> = Id & { input: I };
+
+const resolvers: IResolvers<unknown, Context> = {
+  Query: {
+    me: (_: unknown, __: unknown, ctx: Context) => getMe(ctx),
+    userAccounts: (_: unknown, args: UserAccountFilter, ctx: Context) => searchUserAccounts(ctx, args),
+    userAccount: (_: unknown, { id }: Id, ctx: Context) => getUserAccount(ctx, id),
+    profile: (_: unknown, { id }: Id, ctx: Context) => getProfile(ctx, id),
+  },
+  Mutation: {
+    createUserAccount: (_: unknown, { input }: { input: CreateUserAccountInput }, ctx: Context) =>
+      createUserAccount(ctx, input),
+    updateUserAccount: (_: unknown, { id, input }: With<UpdateUserAccountInput>, ctx: Context) =>
+      updateUserAccount(ctx, id, input),
+    suspendUserAccount: (_: unknown, { id }: Id, ctx: Context) => suspendUserAccount(ctx, id),
+    reactivateUserAccount: (_: unknown, { id }: Id, ctx: Context) => reactivateUserAccount(ctx, id),
+    updateProfile: (_: unknown, { id, input }: With<UpdateProfileInput>, ctx: Context) =>
+      updateProfile(ctx, id, input),
+  },
+  UserAccount: {
+    isVerifiedBorrower: (u: UserAccount, _: unknown, ctx: Context) =>
+      isSubjectVerified(ctx, { subjectType: 'UserAccount', subjectId: u.id }),
+    profile: (u: UserAccount, _: unknown, ctx: Context) => profileByUserId(ctx).load(u.id),
+    verifications: (u: UserAccount, _: unknown, ctx: Context) =>
+      verificationsBySubject(ctx).load({ subjectType: 'UserAccount', subjectId: u.id }),
+    rating: (u: UserAccount, _: unknown, ctx: Context) =>
+      ratingBySubject(ctx).load({ subjectType: 'UserAccount', subjectId: u.id }),
+  },
+  Profile: {
+    phoneNumber: (p: Profile, _: unknown, ctx: Context) =>
+      canSeeProfilePii(ctx.actor, p.userId) ? p.phoneNumber : null,
+    rating: (p: Profile, _: unknown, ctx: Context) =>
+      ratingBySubject(ctx).load({ subjectType: 'UserAccount', subjectId: p.userId }),
+  },
+};
+
+export const accountsModule: DomainModule = {
+  name: 'accounts',
+  entities: [UserAccountSchema, ProfileSchema],
+  resolvers,
+};

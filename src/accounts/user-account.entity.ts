@@ -1,0 +1,27 @@
+// A person's account: credentials, roles and status. The profile holds what others may see.
+import { defineEntity, p } from '@mikro-orm/core';
+import type { Role } from '../auth/actor.js';
+
+export const accountStatuses = ['Active', 'Suspended'] as const;
+export type AccountStatus = (typeof accountStatuses)[number];
+
+export const UserAccountSchema = defineEntity({
+  name: 'UserAccount',
+  tableName: 'user_account',
+  properties: {
+    id: p.uuid().primary(),
+    /** An e-mail address, stored lowercased so uniqueness is case-insensitive. */
+    username: p.string().length(254).unique(),
+    passwordHash: p.string().hidden(),
+    roles: p.json<Role[]>(),
+    status: p.string().$type<AccountStatus>(),
+    lastSignInDateUtc: p.datetime().nullable(),
+    /** Sign-in throttling: consecutive failures and the lock they caused. */
+    failedSignIns: p.integer().default(0),
+    lockedUntilUtc: p.datetime().nullable(),
+    createdDateUtc: p.datetime(),
+    lastModifiedDateUtc: p.datetime(),
+  },
+});
+export class UserAccount extends UserAccountSchema.class {}
+UserAccountSchema.setClass(UserAccount);

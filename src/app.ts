@@ -1,0 +1,184 @@
+// Composition root: builds the Koa application with GraphQL, health endpoints, request ids and logging.
+import { randomUUID } from 'node:crypto';
+import { ApolloServer } from '@apollo/server';
+import { koaMiddleware } from '@as-integrations/koa';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type { GraphQLSchema } from 'graphql';
+import Koa from 'koa';
+import type { Authenticator } from './auth/authenticate.js';
+import type { Config } from './config.js';
+import { migrationsPending } from './db/migrate.js';
+import type { Orm } from './db/orm.js';
+import { type Context, createContext } from './graphql/context.js';
+import { formatError } from './graphql/errors.js';
+import type { Clock } from './shared/clock.js';
+import { type ErrorCode, httpStatus, isDomainError, responseStatus } from './shared/errors.js';
+import type { Logger } from './shared/log.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'TRUST_PROXY' | 'PUBLIC_URL'>;
+  orm: Orm;
+  schema: GraphQLSchema;
+  log: Logger;
+  clock: Clock;
+  authenticator: Authenticator;
+}
+
+export interface App {
+  koa: Koa;
+  apollo: ApolloServer<Context>;
+  /** Builds a GraphQL context for a raw Authorization header (graphql-ws, in-process callers). */
+  contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
+  stop(): Promise<void>;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+function sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void {
+  ctx.status = httpStatus[code];
+  ctx.type = 'application/json';
+  ctx.body = responseStatus(code, message, meta);
+}
+
+export async function createApp(deps: AppDeps): Promise<App> {
+  const { orm, log, clock, authenticator } = deps;
+
+  const contextFor = async (
+    authorization: string | undefined,
+    requestId: string = randomUUID(),
+  ): Promise<Context> => {
+    const actor = await authenticator.actorFor(authorization);
+    return createContext({ em: orm.em.fork(), actor, clock, requestId, log: log.child({ requestId }) });
+  };
+
+  const apollo = new ApolloServer<Context>({
+    schema: deps.schema,
+    formatError,
+    includeStacktraceInErrorResponses: false,
+    introspection: true,
+    plugins: [
+      {
+        async requestDidStart() {
+          return {
+            async didEncounterErrors(rc) {
+              for (const e of rc.errors) {
+                const code = e.extensions?.code;
+                const original = e.originalError;
+                if (isDomainError(original) || (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR'))
+                  continue;
+                rc.contextValue.log.error(
+                  { err: original ?? e, path: e.path },
+                  'unexpected error in GraphQL',
+                );
+              }
+            },
+            async willSendResponse(rc) {
+              const body = rc.response.body;
+              if (body.kind !== 'single' || !body.singleResult.errors) return;
+              // The masked error carries the request id a caller can quote to support.
+              body.singleResult.errors = body.singleResult.errors.map((e) =>
+                e.extensions?.code === 'InternalServerError'
+                  ? { ...e, extensions: { ...e.extensions, meta: { RequestId: rc.contextValue.requestId } } }
+                  : e,
+              );
+            },
+          };
+        },
+      },
+    ],
+  });
+  await apollo.start();
+
+  const koa = new Koa({ proxy: deps.config.TRUST_PROXY });
+
+  // Request id and the one log line per request.
+  koa.use(async (ctx, next) => {
+    const incoming = ctx.get('Request-Id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('Request-Id', requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      log.info(
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+          ip: ctx.ip,
+        },
+        'request',
+      );
+    }
+  });
+
+  // Behind a TLS-terminating proxy, a request that reached the proxy over plain HTTP is refused too.
+  koa.use(async (ctx, next) => {
+    if (
+      deps.config.TRUST_PROXY &&
+      ctx.get('X-Forwarded-Proto').split(',')[0]?.trim().toLowerCase() === 'http'
+    )
+      return sendError(ctx, 'HttpsRequired', 'This service is only available over HTTPS');
+    await next();
+  });
+
+  // Errors that escape a route: domain errors keep their status; anything else is masked and logged.
+  koa.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (isDomainError(err)) return sendError(ctx, err.code, err.message, err.details.meta);
+      const status = (err as { status?: unknown }).status;
+      if (status === 413) return sendError(ctx, 'PayloadTooLarge', 'The request body is larger than 1 MiB');
+      if (status === 415)
+        return sendError(ctx, 'UnsupportedMediaType', 'The request body type is not supported');
+      if (status === 400) return sendError(ctx, 'InvalidFormat', 'The request body could not be parsed');
+      log.error({ err, requestId: ctx.state.requestId }, 'unexpected error');
+      sendError(
+        ctx,
+        'InternalServerError',
+        'An unexpected error occurred. Quote the request id to support.',
+        {
+          RequestId: ctx.state.requestId,
+        },
+      );
+    }
+  });
+
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { Status: 'Ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    try {
+      await orm.em.fork().getConnection().execute('select 1');
+      const pending = await migrationsPending(orm);
+      ctx.status = pending === 0 ? 200 : 503;
+      ctx.body = { Status: pending === 0 ? 'Ready' : 'MigrationsPending', PendingMigrations: pending };
+    } catch {
+      ctx.status = 503;
+      ctx.body = { Status: 'DatabaseUnreachable' };
+    }
+  });
+  const graphql = koaMiddleware(apollo, {
+    context: async ({ ctx }) =>
+      contextFor(ctx.get('Authorization') || undefined, ctx.state.requestId as string),
+  });
+  router.all(
+    '/graphql',
+    bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
+    graphql as unknown as Koa.Middleware,
+  );
+  koa.use(router.routes()).use(router.allowedMethods());
+
+  koa.use((ctx) => {
+    if (ctx.status === 404 && ctx.body === undefined)
+      sendError(ctx, 'NotFound', `No route for ${ctx.method} ${ctx.path}`);
+  });
+
+  return { koa, apollo, contextFor, stop: () => apollo.stop() };
+}

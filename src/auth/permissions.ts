@@ -1,0 +1,88 @@
+// The one permission table: operation × actor class → scopes (any one suffices). Relationship rules
+// (owner, borrower, subject, self) are enforced by the commands and queries on top of this gate.
+import { DomainError, unauthorized } from '../shared/errors.js';
+import { type Actor, type ActorClass, actorClass, type Scope } from './actor.js';
+
+/** A class missing from a rule may not run the operation. `[]` = no scope needed beyond the class. */
+export type Rule = Partial<Record<ActorClass, readonly Scope[]>>;
+
+const anyone: Rule = { anonymous: [], user: [], ops: [], clientapplication: [] };
+const authenticated: Rule = { user: [], ops: [], clientapplication: [] };
+
+export const operations = {
+  _ping: anyone,
+  // accounts
+  me: { user: ['account:read'], ops: [] },
+  userAccounts: { user: ['account:read'], ops: [], clientapplication: ['users:read'] },
+  userAccount: { user: ['account:read'], ops: [], clientapplication: ['users:read'] },
+  createUserAccount: anyone,
+  updateUserAccount: { user: ['account:write'], ops: [], clientapplication: ['users:write'] },
+  suspendUserAccount: { ops: [], clientapplication: ['users:write'] },
+  reactivateUserAccount: { ops: [], clientapplication: ['users:write'] },
+  profile: authenticated,
+  updateProfile: { user: ['account:write'], ops: [] },
+  // cars
+  cars: { user: ['cars:read'], ops: [], clientapplication: ['cars:read'] },
+  car: { user: ['cars:read'], ops: [], clientapplication: ['cars:read'] },
+  createCar: { user: ['cars:write'], ops: [] },
+  updateCar: { user: ['cars:write'], ops: [] },
+  deleteCar: { user: ['cars:write'], ops: [] },
+  listCar: { user: ['cars:write'], ops: [] },
+  unlistCar: { user: ['cars:write'], ops: [] },
+  unavailabilities: { user: ['cars:read'], ops: [] },
+  createUnavailability: { user: ['cars:write'], ops: [] },
+  deleteUnavailability: { user: ['cars:write'], ops: [] },
+  // verifications
+  verifications: {
+    user: ['account:read', 'verifications:read'],
+    ops: [],
+    clientapplication: ['verifications:read'],
+  },
+  verification: {
+    user: ['account:read', 'verifications:read'],
+    ops: [],
+    clientapplication: ['verifications:read'],
+  },
+  submitVerification: { user: ['account:write', 'cars:write'] },
+  verifyVerification: { ops: [], clientapplication: ['verifications:write'] },
+  rejectVerification: { ops: [], clientapplication: ['verifications:write'] },
+  // feedback
+  feedbacks: { user: ['feedback:read'], ops: [], clientapplication: ['feedback:read'] },
+  feedback: { user: ['feedback:read'], ops: [], clientapplication: ['feedback:read'] },
+  rating: { user: ['feedback:read'], ops: [], clientapplication: ['feedback:read'] },
+  updateFeedback: { user: ['feedback:write'] },
+  deleteFeedback: { user: ['feedback:write'], ops: [] },
+} as const satisfies Record<string, Rule>;
+
+export type Operation = keyof typeof operations;
+
+export const isOperation = (name: string): name is Operation => Object.hasOwn(operations, name);
+
+/**
+ * The gate every GraphQL operation passes. Anonymous callers refused are 401; an authenticated caller
+ * whose class may not run it is 403; one lacking every listed scope is 403 with the scopes it needs.
+ */
+export function authorize(operation: Operation, actor: Actor): void {
+  const rule: Rule = operations[operation];
+  const cls = actorClass(actor);
+  const needed = rule[cls];
+  if (needed === undefined) {
+    if (cls === 'anonymous') throw unauthorized();
+    throw new DomainError('Forbidden', `Your role may not perform ${operation}`, {
+      meta: { Operation: operation },
+    });
+  }
+  if (needed.length > 0 && !needed.some((s) => actor.scopes.includes(s)))
+    throw new DomainError('Forbidden', `${operation} needs one of the scopes: ${needed.join(', ')}`, {
+      meta: { Operation: operation, Reason: 'InsufficientScope', RequiredScopes: needed },
+    });
+}
+
+/** For rules finer than the table (e.g. which scope a subject type needs). */
+export function requireScope(actor: Actor, scope: Scope): void {
+  if (actorClass(actor) === 'ops') return;
+  if (!actor.scopes.includes(scope))
+    throw new DomainError('Forbidden', `This needs the scope ${scope}`, {
+      meta: { Reason: 'InsufficientScope', RequiredScopes: [scope] },
+    });
+}

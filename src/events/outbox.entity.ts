@@ -1,0 +1,18 @@
+// The transactional outbox: an event row committed with the change that raised it.
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const OutboxEventSchema = defineEntity({
+  name: 'OutboxEvent',
+  tableName: 'outbox_event',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string(),
+    payload: p.json<Record<string, unknown>>(),
+    /** User ids the event is about (subject, owner, borrower): who may see it besides ops and apps. */
+    audienceUserIds: p.json<string[]>(),
+    occurredDateUtc: p.datetime(),
+    publishedDateUtc: p.datetime().nullable(),
+  },
+});
+export class OutboxEvent extends OutboxEventSchema.class {}
+OutboxEventSchema.setClass(OutboxEvent);

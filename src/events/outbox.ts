@@ -1,0 +1,30 @@
+// Recording an event: persisted on the command's EntityManager, so it commits or rolls back with the change.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock.js';
+import { newId } from '../shared/ids.js';
+import { buildPayload, type EventFields, type EventName } from './events.js';
+import { OutboxEvent } from './outbox.entity.js';
+
+export interface EventContext {
+  em: EntityManager;
+  clock: Clock;
+}
+
+export function recordEvent<E extends EventName>(
+  ctx: EventContext,
+  name: E,
+  fields: EventFields[E],
+  audienceUserIds: readonly (string | null | undefined)[],
+): OutboxEvent {
+  const occurred = ctx.clock.now();
+  const ev = ctx.em.create(OutboxEvent, {
+    id: newId(),
+    name,
+    payload: buildPayload(name, fields, occurred),
+    audienceUserIds: [...new Set(audienceUserIds.filter((u): u is string => typeof u === 'string'))],
+    occurredDateUtc: occurred,
+    publishedDateUtc: null,
+  });
+  ctx.em.persist(ev);
+  return ev;
+}

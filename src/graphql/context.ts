@@ -1,0 +1,21 @@
+// The per-request context: a forked EntityManager, the actor, the clock, and lazily created loaders.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Actor } from '../auth/actor.js';
+import type { Clock } from '../shared/clock.js';
+
+export interface Context {
+  em: EntityManager;
+  actor: Actor;
+  clock: Clock;
+  requestId: string;
+  log: Logger;
+  /** Loaders live per context; a mutation's transactional context gets its own. */
+  loaders: Map<string, unknown>;
+  /** Work to run once the mutation's transaction has committed (publishing events). */
+  afterCommit: (() => Promise<void> | void)[];
+}
+
+export function createContext(base: Omit<Context, 'loaders' | 'afterCommit'>): Context {
+  return { ...base, loaders: new Map(), afterCommit: [] };
+}

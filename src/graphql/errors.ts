@@ -1,0 +1,70 @@
+// GraphQL error shaping: domain errors keep their code and fields; everything unexpected is masked.
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { GraphQLFormattedError } from 'graphql';
+import { errorCodes, isDomainError } from '../shared/errors.js';
+
+export const MASKED_MESSAGE = 'An unexpected error occurred. Quote the request id to support.';
+
+const passThrough = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+]);
+const known = new Set<string>(errorCodes);
+
+/** Where GraphQL's own input coercion names the offending argument: `... at "input.seats"` or `$input`. */
+function fieldFromCoercion(message: string): string | undefined {
+  const at = /at "([^"]+)"/.exec(message)?.[1];
+  if (at) return at;
+  return /Variable "\$([^"]+)"/.exec(message)?.[1] ?? /Argument "([^"]+)"/.exec(message)?.[1];
+}
+
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (isDomainError(original)) {
+    const { field, errors, meta } = original.details;
+    return {
+      message: original.message,
+      ...(formatted.locations ? { locations: formatted.locations } : {}),
+      ...(formatted.path ? { path: formatted.path } : {}),
+      extensions: {
+        code: original.code,
+        ...(field ? { field } : {}),
+        errors: errors ?? [],
+        ...(meta ? { meta } : {}),
+      },
+    };
+  }
+  const code = formatted.extensions?.code;
+  const inner = (original as { originalError?: { extensions?: { code?: unknown } } } | undefined)
+    ?.originalError;
+  const innerCode = typeof inner?.extensions?.code === 'string' ? inner.extensions.code : undefined;
+  // A literal argument our scalars refused (a malformed UUID or date) is a field error, not a bad document.
+  if (code === 'GRAPHQL_VALIDATION_FAILED' && innerCode && known.has(innerCode))
+    return { message: formatted.message, extensions: { code: innerCode, errors: [] } };
+  if (typeof code === 'string' && passThrough.has(code))
+    return { message: formatted.message, extensions: { code } };
+  if (
+    code === 'BAD_USER_INPUT' ||
+    (typeof code === 'string' && known.has(code) && code !== 'InternalServerError')
+  ) {
+    // Input coercion (wrong type, bad DateTime): a field error naming the argument.
+    const fieldCode =
+      innerCode && known.has(innerCode) ? innerCode : code === 'BAD_USER_INPUT' ? 'InvalidValue' : code;
+    const field = fieldFromCoercion(formatted.message);
+    return {
+      message: formatted.message,
+      extensions: {
+        code: fieldCode,
+        ...(field ? { field } : {}),
+        errors: field ? [{ code: fieldCode, field, message: formatted.message }] : [],
+      },
+    };
+  }
+  return {
+    message: MASKED_MESSAGE,
+    ...(formatted.path ? { path: formatted.path } : {}),
+    extensions: { code: 'InternalServerError', errors: [] },
+  };
+}

@@ -1,0 +1,41 @@
+// DataLoader per request, created on first use: each subdomain declares its loaders next to its entities.
+
+import type { EntityManager } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+import type { Context } from './context.js';
+
+export type LoaderAccessor<K, V> = (ctx: Pick<Context, 'em' | 'loaders'>) => DataLoader<K, V, string>;
+
+export function defineLoader<K, V>(
+  name: string,
+  batch: (em: EntityManager, keys: readonly K[]) => Promise<V[]>,
+  cacheKey: (k: K) => string = (k) => String(k),
+): LoaderAccessor<K, V> {
+  return (ctx) => {
+    let l = ctx.loaders.get(name) as DataLoader<K, V, string> | undefined;
+    if (!l) {
+      l = new DataLoader<K, V, string>((keys) => batch(ctx.em, keys), { cacheKeyFn: cacheKey });
+      ctx.loaders.set(name, l);
+    }
+    return l;
+  };
+}
+
+/** Orders batch results to match the keys; missing keys get `fallback`. */
+export function byKey<K, V, F>(keys: readonly K[], rows: V[], keyOf: (v: V) => K, fallback: F): (V | F)[] {
+  const m = new Map<K, V>();
+  for (const r of rows) m.set(keyOf(r), r);
+  return keys.map((k) => m.get(k) ?? fallback);
+}
+
+/** Groups batch results per key (one-to-many), in the rows' order. */
+export function groupByKey<K, V>(keys: readonly K[], rows: V[], keyOf: (v: V) => K): V[][] {
+  const m = new Map<K, V[]>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    const list = m.get(k);
+    if (list) list.push(r);
+    else m.set(k, [r]);
+  }
+  return keys.map((k) => m.get(k) ?? []);
+}

@@ -1,0 +1,60 @@
+// Entry point: reads config, starts the service, and shuts down gracefully on SIGTERM/SIGINT.
+import { ConfigError, loadConfig } from './config.js';
+import { startService } from './service.js';
+import { createLogger } from './shared/log.js';
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(1);
+  }
+  throw e;
+}
+
+const log = createLogger(config.LOG_LEVEL);
+let stopping = false;
+
+process.on('unhandledRejection', (err) => {
+  // The embedded database stops itself on signals too; its dropped connections are expected then.
+  if (stopping) return;
+  log.error({ err }, 'unhandled rejection');
+});
+
+try {
+  const service = await startService({ config, log });
+  log.info(
+    {
+      url: config.PUBLIC_URL,
+      port: service.port,
+      httpPort: service.httpPort,
+      embedded: !config.DATABASE_URL,
+    },
+    'carshare is listening',
+  );
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const force = setTimeout(() => {
+      log.error('shutdown took longer than 20 s; exiting');
+      process.exit(1);
+    }, 20_000);
+    force.unref();
+    try {
+      await service.stop();
+      log.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+} catch (err) {
+  log.fatal({ err }, 'could not start');
+  process.exit(1);
+}

@@ -1,0 +1,98 @@
+// The listeners: HTTPS (Koa + graphql-ws on /graphql) and the plain-HTTP listener that refuses everything.
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { App } from './app.js';
+import { responseStatus } from './shared/errors.js';
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  httpPort: number;
+  key: string;
+  cert: string;
+}
+
+export interface Listeners {
+  port: number;
+  httpPort: number;
+  /** Stops accepting, lets in-flight requests finish, closes WebSockets. */
+  close(): Promise<void>;
+}
+
+const HTTPS_REQUIRED = JSON.stringify(
+  responseStatus('HttpsRequired', 'This service is only available over HTTPS'),
+);
+
+function listenOn(server: http.Server | https.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: http.Server | https.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
+  let handler: ReturnType<App['koa']['callback']> | undefined;
+  // The Koa callback is resolved on the first request, after every middleware has been added.
+  const secure = https.createServer({ key: opts.key, cert: opts.cert }, (req, res) => {
+    handler ??= app.koa.callback();
+    return handler(req, res);
+  });
+  const plain = http.createServer((req, res) => {
+    const requestId = req.headers['request-id'];
+    res.writeHead(403, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Request-Id':
+        typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
+      'Content-Length': Buffer.byteLength(HTTPS_REQUIRED),
+    });
+    res.end(HTTPS_REQUIRED);
+  });
+
+  const wss = new WebSocketServer({ server: secure, path: '/graphql' });
+  const ws = useServer<Record<string, unknown>>(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
+        try {
+          await app.contextFor(typeof auth === 'string' ? auth : undefined);
+          return true;
+        } catch {
+          ctx.extra.socket.close(4401, 'Unauthorized');
+          return false;
+        }
+      },
+      context: async (ctx) => {
+        const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
+        return app.contextFor(typeof auth === 'string' ? auth : undefined);
+      },
+    },
+    wss,
+  );
+
+  const port = await listenOn(secure, opts.port, opts.host);
+  const httpPort = await listenOn(plain, opts.httpPort, opts.host);
+
+  return {
+    port,
+    httpPort,
+    async close() {
+      await ws.dispose();
+      await Promise.all([closeServer(secure), closeServer(plain)]);
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// The closed vocabulary of domain errors (CONTRACT §10). Thrown by commands; GraphQL exposes the code.
+
+export const errorCodes = [
+  'NotEmpty',
+  'InvalidFormat',
+  'InvalidValue',
+  'OutOfRange',
+  'TooLong',
+  'TooShort',
+  'RuleViolation',
+  'Unauthorized',
+  'Forbidden',
+  'HttpsRequired',
+  'NotFound',
+  'MethodNotAllowed',
+  'UnsupportedFormat',
+  'InvalidStateTransition',
+  'CarUnavailable',
+  'AlreadyExists',
+  'Conflict',
+  'PayloadTooLarge',
+  'UnsupportedMediaType',
+  'TooManyRequests',
+  'InternalServerError',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+export const fieldErrorCodes = [
+  'NotEmpty',
+  'InvalidFormat',
+  'InvalidValue',
+  'OutOfRange',
+  'TooLong',
+  'TooShort',
+] as const satisfies readonly ErrorCode[];
+export type FieldErrorCode = (typeof fieldErrorCodes)[number];
+
+export interface FieldError {
+  code: FieldErrorCode;
+  /** GraphQL argument path, e.g. `input.seats` or `config.url`; the facade maps it to REST terms. */
+  field: string;
+  message: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface DomainErrorDetails {
+  field?: string;
+  errors?: FieldError[];
+  meta?: Record<string, unknown>;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: DomainErrorDetails;
+  constructor(code: ErrorCode, message: string, details: DomainErrorDetails = {}) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export const notFound = (what: string): DomainError => new DomainError('NotFound', `${what} was not found`);
+export const forbidden = (message = 'You are not allowed to do this'): DomainError =>
+  new DomainError('Forbidden', message);
+export const unauthorized = (message = 'Authentication is required'): DomainError =>
+  new DomainError('Unauthorized', message);
+export const ruleViolation = (rule: string, message: string): DomainError =>
+  new DomainError('RuleViolation', message, { meta: { Rule: rule } });
+export const invalidState = (state: string, message: string): DomainError =>
+  new DomainError('InvalidStateTransition', message, { meta: { State: state } });
+
+/** One error from a list of field errors: the first names the top-level code and message. */
+export function validationError(errors: FieldError[]): DomainError {
+  const first = errors[0];
+  if (!first) throw new Error('validationError needs at least one field error');
+  return new DomainError(first.code, first.message, { field: first.field, errors });
+}
+
+/** Duck-typed check: under vitest a module can load twice, so instanceof is not reliable. */
+export function isDomainError(e: unknown): e is DomainError {
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    (e as { name?: unknown }).name === 'DomainError' &&
+    typeof (e as { code?: unknown }).code === 'string'
+  );
+}
+
+/** HTTP status of each code, for the HTTP edges (Koa middleware, the REST facade). */
+export const httpStatus = {
+  NotEmpty: 400,
+  InvalidFormat: 400,
+  InvalidValue: 400,
+  OutOfRange: 400,
+  TooLong: 400,
+  TooShort: 400,
+  RuleViolation: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  HttpsRequired: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  UnsupportedFormat: 406,
+  InvalidStateTransition: 409,
+  CarUnavailable: 409,
+  AlreadyExists: 409,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  TooManyRequests: 429,
+  InternalServerError: 500,
+} as const satisfies Record<ErrorCode, number>;
+
+/** The `ResponseStatus` body of CONTRACT §10. */
+export function responseStatus(code: ErrorCode, message: string, meta?: Record<string, unknown>) {
+  return {
+    ResponseStatus: { ErrorCode: code, Message: message, Errors: [], ...(meta ? { Meta: meta } : {}) },
+  };
+}

@@ -1,0 +1,52 @@
+// The HTTPS certificate: TLS_CERT/TLS_KEY when given, else a self-signed `localhost` one made once in DATA_DIR.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generate } from 'selfsigned';
+
+export interface Certificate {
+  key: string;
+  cert: string;
+  /** Where the certificate lives, so clients can be pointed at it (NODE_EXTRA_CA_CERTS). */
+  certPath: string;
+}
+
+export async function loadCertificate(opts: {
+  dataDir: string;
+  certFile?: string | undefined;
+  keyFile?: string | undefined;
+}): Promise<Certificate> {
+  if (opts.certFile && opts.keyFile)
+    return {
+      cert: readFileSync(opts.certFile, 'utf8'),
+      key: readFileSync(opts.keyFile, 'utf8'),
+      certPath: opts.certFile,
+    };
+  const dir = join(opts.dataDir, 'tls');
+  const certPath = join(dir, 'localhost.crt');
+  const keyPath = join(dir, 'localhost.key');
+  if (existsSync(certPath) && existsSync(keyPath))
+    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 825 * 86_400_000),
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(keyPath, pems.private, { mode: 0o600 });
+  writeFileSync(certPath, pems.cert);
+  return { cert: pems.cert, key: pems.private, certPath };
+}

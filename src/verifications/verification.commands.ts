@@ -1,0 +1,181 @@
+// The business verbs of verifications: create with the subject, submit evidence, verify, reject, expire, reset.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
+import { requireScope } from '../auth/permissions.js';
+import { recordEvent } from '../events/outbox.js';
+import type { SubjectType } from '../ratings/rating.entity.js';
+import type { Clock } from '../shared/clock.js';
+import { invalidState, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { Check } from '../shared/validation.js';
+import { parseEvidence } from './evidence.js';
+import { requiredKinds, Verification, type VerificationKind } from './verification.entity.js';
+
+export interface CommandContext {
+  em: EntityManager;
+  actor: Actor;
+  clock: Clock;
+}
+
+/** Who may see a verification at all: its subject's user, ops, and apps or users reading verifications network-wide. */
+export function canSee(actor: Actor, v: Pick<Verification, 'subjectUserId'>): boolean {
+  const cls = actorClass(actor);
+  if (cls === 'ops') return true;
+  if (cls === 'clientapplication')
+    return hasScope(actor, 'verifications:read') || hasScope(actor, 'verifications:write');
+  return isSelf(actor, v.subjectUserId);
+}
+
+/** Evidence is PII: the subject, ops, and client applications allowed to read users or verifications. */
+export function canSeeEvidence(actor: Actor, v: Pick<Verification, 'subjectUserId'>): boolean {
+  const cls = actorClass(actor);
+  if (cls === 'ops' || isSelf(actor, v.subjectUserId)) return true;
+  return (
+    cls === 'clientapplication' && (hasScope(actor, 'users:read') || hasScope(actor, 'verifications:read'))
+  );
+}
+
+function touch(v: Verification, now: Date): void {
+  v.lastModifiedDateUtc = now;
+}
+
+function emit(ctx: CommandContext, v: Verification): void {
+  recordEvent(
+    ctx,
+    'verification_update',
+    { id: v.id, subjectType: v.subjectType, subjectId: v.subjectId, kind: v.kind, status: v.status },
+    [v.subjectUserId],
+  );
+}
+
+/** Creates the subject's required records, Unverified; called in the transaction that creates the subject. */
+export function createRequiredVerifications(
+  ctx: Pick<CommandContext, 'em' | 'clock'>,
+  subjectType: SubjectType,
+  subjectId: string,
+  subjectUserId: string,
+): Verification[] {
+  const now = ctx.clock.now();
+  return requiredKinds[subjectType].map((kind) => {
+    const v = ctx.em.create(Verification, {
+      id: newId(),
+      subjectType,
+      subjectId,
+      subjectUserId,
+      kind,
+      status: 'Unverified',
+      evidence: null,
+      expiresDateUtc: null,
+      decidedDateUtc: null,
+      decidedById: null,
+      reason: null,
+      createdDateUtc: now,
+      lastModifiedDateUtc: now,
+    });
+    ctx.em.persist(v);
+    return v;
+  });
+}
+
+/** A changed licence or plate on the subject invalidates that kind's verification. */
+export async function resetVerification(
+  ctx: CommandContext,
+  subjectType: SubjectType,
+  subjectId: string,
+  kind: VerificationKind,
+): Promise<void> {
+  const v = await ctx.em.findOne(Verification, { subjectType, subjectId, kind });
+  if (!v || v.status === 'Unverified') return;
+  Object.assign(v, {
+    status: 'Unverified',
+    evidence: null,
+    expiresDateUtc: null,
+    decidedDateUtc: null,
+    decidedById: null,
+    reason: null,
+  });
+  touch(v, ctx.clock.now());
+  emit(ctx, v);
+}
+
+async function load(ctx: CommandContext, id: string): Promise<Verification> {
+  const v = await ctx.em.findOne(Verification, { id });
+  if (!v || !canSee(ctx.actor, v)) throw notFound('Verification');
+  return v;
+}
+
+export async function submitVerification(
+  ctx: CommandContext,
+  id: string,
+  evidenceInput: unknown,
+): Promise<Verification> {
+  const v = await ctx.em.findOne(Verification, { id });
+  if (!v || !isSelf(ctx.actor, v.subjectUserId)) throw notFound('Verification');
+  requireScope(ctx.actor, v.subjectType === 'Car' ? 'cars:write' : 'account:write');
+  if (v.status === 'Verified') throw invalidState(v.status, 'This verification is already Verified');
+  const now = ctx.clock.now();
+  const { evidence, expiresDateUtc } = parseEvidence(v.kind, evidenceInput, now);
+  Object.assign(v, {
+    status: 'Pending',
+    evidence,
+    expiresDateUtc,
+    decidedDateUtc: null,
+    decidedById: null,
+    reason: null,
+  });
+  touch(v, now);
+  emit(ctx, v);
+  return v;
+}
+
+function checkReason(reason: string | null | undefined): void {
+  const c = new Check();
+  c.length('reason', reason, 0, 1000);
+  c.throwIfAny();
+}
+
+async function decide(
+  ctx: CommandContext,
+  id: string,
+  to: 'Verified' | 'Rejected',
+  reason: string | null | undefined,
+) {
+  checkReason(reason);
+  const v = await load(ctx, id);
+  if (v.status !== 'Pending') throw invalidState(v.status, `Only a Pending verification can become ${to}`);
+  const now = ctx.clock.now();
+  if (to === 'Verified' && v.expiresDateUtc && v.expiresDateUtc.getTime() <= now.getTime()) {
+    Object.assign(v, {
+      status: 'Expired',
+      decidedDateUtc: now,
+      decidedById: ctx.actor.id,
+      reason: reason ?? null,
+    });
+  } else {
+    Object.assign(v, { status: to, decidedDateUtc: now, decidedById: ctx.actor.id, reason: reason ?? null });
+  }
+  touch(v, now);
+  emit(ctx, v);
+  return v;
+}
+
+export const verifyVerification = (ctx: CommandContext, id: string, reason?: string | null) =>
+  decide(ctx, id, 'Verified', reason);
+export const rejectVerification = (ctx: CommandContext, id: string, reason?: string | null) =>
+  decide(ctx, id, 'Rejected', reason);
+
+/** The system's sweep: Verified records whose evidence expired become Expired. Returns how many changed. */
+export async function expireVerifications(ctx: Pick<CommandContext, 'em' | 'clock'>): Promise<number> {
+  const now = ctx.clock.now();
+  const due = await ctx.em.find(
+    Verification,
+    { status: 'Verified', expiresDateUtc: { $lte: now } },
+    { limit: 500 },
+  );
+  for (const v of due) {
+    v.status = 'Expired';
+    touch(v, now);
+    emit({ ...ctx, actor: { kind: 'anonymous', id: null, roles: [], scopes: [] } }, v);
+  }
+  return due.length;
+}

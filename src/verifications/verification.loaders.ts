@@ -1,0 +1,39 @@
+// Verifications by id and by subject, batched per request.
+import { byKey, defineLoader, groupByKey } from '../graphql/loaders.js';
+import type { SubjectType } from '../ratings/rating.entity.js';
+import { requiredKinds, Verification } from './verification.entity.js';
+
+export interface SubjectRef {
+  subjectType: SubjectType;
+  subjectId: string;
+}
+const key = (s: SubjectRef): string => `${s.subjectType}:${s.subjectId}`;
+
+export const verificationById = defineLoader<string, Verification | null>(
+  'verificationById',
+  async (em, ids) => byKey(ids, await em.find(Verification, { id: { $in: [...ids] } }), (v) => v.id, null),
+);
+
+export const verificationsBySubject = defineLoader<SubjectRef, Verification[]>(
+  'verificationsBySubject',
+  async (em, refs) => {
+    const rows = await em.find(
+      Verification,
+      { $or: refs.map((r) => ({ subjectType: r.subjectType, subjectId: r.subjectId })) },
+      { orderBy: { kind: 'asc' } },
+    );
+    return groupByKey(refs.map(key), rows, key);
+  },
+  key,
+);
+
+/** Whether every kind required of the subject is Verified. */
+export async function isSubjectVerified(
+  ctx: Parameters<typeof verificationsBySubject>[0],
+  ref: SubjectRef,
+): Promise<boolean> {
+  const list = await verificationsBySubject(ctx).load(ref);
+  return requiredKinds[ref.subjectType].every((k) =>
+    list.some((v) => v.kind === k && v.status === 'Verified'),
+  );
+}

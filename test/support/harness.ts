@@ -1,0 +1,141 @@
+// In-process GraphQL against the real database: the same Apollo server and schema the HTTPS listener uses.
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { type App, createApp } from '../../src/app.js';
+import type { Actor } from '../../src/auth/actor.js';
+import { noTokens } from '../../src/auth/authenticate.js';
+import { type Orm, openOrm } from '../../src/db/orm.js';
+import { createContext } from '../../src/graphql/context.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { entities, modules } from '../../src/modules.js';
+import { ManualClock } from '../../src/shared/clock.js';
+
+export interface GqlError {
+  message: string;
+  path?: readonly (string | number)[];
+  extensions?: {
+    code?: string;
+    field?: string;
+    errors?: { code: string; field: string; message: string }[];
+    meta?: Record<string, unknown>;
+  };
+}
+export interface GqlResult<T = Record<string, unknown>> {
+  data?: T | null;
+  errors?: GqlError[];
+}
+
+export interface Harness {
+  orm: Orm;
+  app: App;
+  clock: ManualClock;
+  /** SQL statements run since the last `sql.length = 0`. */
+  sql: string[];
+  /** Log lines written by the service, parsed. */
+  logs: Record<string, unknown>[];
+  run<T = Record<string, unknown>>(
+    actor: Actor,
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<GqlResult<T>>;
+  /** Runs and fails the test on any error; returns data. */
+  ok<T = Record<string, unknown>>(
+    actor: Actor,
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<T>;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(opts: { now?: string } = {}): Promise<Harness> {
+  const sql: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const orm = await openOrm(inject('databaseUrl'), entities as never, {
+    pool: 5,
+    onQuery: (s) => sql.push(s),
+  });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const log = pino({ level: 'info' }, sink);
+  const clock = new ManualClock(opts.now ?? '2026-07-01T10:00:00.000Z');
+  const app = await createApp({
+    config: { TRUST_PROXY: false, PUBLIC_URL: 'https://localhost:8443' },
+    orm,
+    schema: buildSchema(modules),
+    log,
+    clock,
+    authenticator: noTokens,
+  });
+
+  const run = async <T>(
+    actor: Actor,
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<GqlResult<T>> => {
+    const requestId = randomUUID();
+    const contextValue = createContext({
+      em: orm.em.fork(),
+      actor,
+      clock,
+      requestId,
+      log: log.child({ requestId }),
+    });
+    const res = await app.apollo.executeOperation(
+      { query, ...(variables ? { variables } : {}) },
+      { contextValue },
+    );
+    if (res.body.kind !== 'single') throw new Error('expected a single result');
+    return res.body.singleResult as GqlResult<T>;
+  };
+
+  return {
+    orm,
+    app,
+    clock,
+    sql,
+    logs,
+    run,
+    async ok<T>(actor: Actor, query: string, variables?: Record<string, unknown>) {
+      const r = await run<T>(actor, query, variables);
+      if (r.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(r.errors, null, 2)}`);
+      return r.data as T;
+    },
+    async reset() {
+      const rows = await orm.em
+        .fork()
+        .getConnection()
+        .execute<{ tablename: string }[]>(
+          `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'`,
+        );
+      if (rows.length > 0)
+        await orm.em
+          .fork()
+          .getConnection()
+          .execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} cascade`);
+      sql.length = 0;
+      logs.length = 0;
+    },
+    async close() {
+      await app.stop();
+      await orm.close(true);
+    },
+  };
+}
+
+/** The first error's code and field, for compact assertions. */
+export function errorOf(r: GqlResult): {
+  code: string | undefined;
+  field: string | undefined;
+  message: string;
+} {
+  const e = r.errors?.[0];
+  if (!e) throw new Error(`expected an error, got data ${JSON.stringify(r.data)}`);
+  return { code: e.extensions?.code, field: e.extensions?.field, message: e.message };
+}
