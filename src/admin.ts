@@ -1,0 +1,76 @@
+// Command-line administration against the configured database (CONTRACT §12); prints JSON.
+import { parseArgs } from 'node:util';
+import { createUserAccount } from './accounts/account.commands.js';
+import { type Actor, apiScopes } from './auth/actor.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { entities } from './modules.js';
+import { systemClock } from './shared/clock.js';
+import { isDomainError } from './shared/errors.js';
+
+/** The operator at the console: allowed to assign roles. */
+const console: Actor = { kind: 'clientapplication', id: null, roles: [], scopes: apiScopes };
+
+const usage = `Usage:
+  npm run admin -- create-user --username U --password P [--ops]
+  npm run admin -- create-client --name N --grant client_credentials|authorization_code [--grant ...]
+                   [--scopes "a b"] [--redirect-uri URI ...] [--refresh]`;
+
+type Command = (db: Awaited<ReturnType<typeof openDatabase>>, args: string[]) => Promise<unknown>;
+
+const commands: Record<string, Command> = {
+  'create-user': async (db, args) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        username: { type: 'string' },
+        password: { type: 'string' },
+        ops: { type: 'boolean', default: false },
+      },
+    });
+    const em = db.orm.em.fork();
+    const account = await em.transactional((tem) =>
+      createUserAccount(
+        { em: tem as typeof em, actor: console, clock: systemClock },
+        {
+          username: values.username ?? null,
+          password: values.password ?? null,
+          firstName: values.username?.split('@')[0] ?? 'User',
+          lastName: '-',
+          roles: values.ops ? ['user', 'ops'] : ['user'],
+        },
+      ),
+    );
+    return { Id: account.id, Username: account.username, Roles: account.roles };
+  },
+};
+
+async function main(): Promise<number> {
+  const [name, ...args] = process.argv.slice(2);
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    process.stderr.write(`${usage}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, entities });
+  try {
+    process.stdout.write(`${JSON.stringify(await command(db, args))}\n`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+    else if (isDomainError(err))
+      process.stderr.write(
+        `${JSON.stringify({ ErrorCode: err.code, Message: err.message, Errors: err.details.errors ?? [] })}\n`,
+      );
+    else process.stderr.write(`${(err as Error).message ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,71 @@
+// Unexpected failures are masked: a generic message with the request id, the details only in the log.
+
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openOrm } from '../../src/db/orm.js';
+import { createContext } from '../../src/graphql/context.js';
+import { entities } from '../../src/modules.js';
+import { asOps } from '../support/actors.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h.close());
+
+describe('error masking', () => {
+  it('answers an unexpected failure with InternalServerError, a generic message and the request id; logs the cause', async () => {
+    // A database that cannot be reached is the kind of failure no caller should see the inside of.
+    const missing = new URL(inject('databaseUrl'));
+    missing.pathname = '/carshare_no_such_database';
+    const gone = await openOrm(missing.toString(), entities as never, { pool: 1 });
+    const lines: Record<string, any>[] = [];
+    const log = pino(
+      new Writable({
+        write(chunk, _e, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    const contextValue = createContext({
+      em: gone.em.fork(),
+      actor: asOps(),
+      clock: h.clock,
+      requestId: 'req-masked-1',
+      log: log.child({ requestId: 'req-masked-1' }),
+    });
+    const res = await h.app.apollo.executeOperation(
+      { query: '{ userAccounts { total } }' },
+      { contextValue },
+    );
+    if (res.body.kind !== 'single') throw new Error('single result expected');
+    const err = res.body.singleResult.errors?.[0];
+    expect(err?.message).toBe('An unexpected error occurred. Quote the request id to support.');
+    expect(err?.extensions).toEqual({
+      code: 'InternalServerError',
+      errors: [],
+      meta: { RequestId: 'req-masked-1' },
+    });
+    const text = JSON.stringify(res.body.singleResult);
+    expect(text).not.toMatch(/stack|at \w+ \(|\.ts:\d+|pool|connection/i);
+    const logged = lines.find((l) => l.msg === 'unexpected error in GraphQL');
+    expect(logged?.requestId).toBe('req-masked-1');
+    expect(logged?.err?.stack).toBeTruthy();
+    await gone.close(true);
+  });
+
+  it('keeps domain errors as they are: code, field and message', async () => {
+    const r = await h.run(asOps(), '{ userAccounts(limit: 0) { total } }');
+    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'OutOfRange', field: 'limit' });
+  });
+
+  it('names the argument when GraphQL itself refuses a value of the wrong type', async () => {
+    const r = await h.run(asOps(), 'query($l: Int) { userAccounts(limit: $l) { total } }', { l: 'ten' });
+    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'InvalidValue', field: 'l' });
+    const d = await h.run(asOps(), 'query($id: UUID!) { userAccount(id: $id) { id } }', { id: 'x' });
+    expect(d.errors?.[0]?.extensions).toMatchObject({ code: 'InvalidFormat', field: 'id' });
+  });
+});

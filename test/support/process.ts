@@ -1,0 +1,105 @@
+// Starting the real service as a child process (what `npm start` runs), and talking to it over HTTPS.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { Agent, fetch } from 'undici';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+export interface Running {
+  child: ChildProcess;
+  port: number;
+  httpPort: number;
+  output: () => string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Resolves with the exit code once the process ends by itself. */
+  exited: Promise<number | null>;
+}
+
+export async function startProcess(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const httpPort = await freePort();
+  let out = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/root',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      HTTP_PORT: String(httpPort),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  return {
+    child,
+    port,
+    httpPort,
+    output: () => out,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export function agentFor(dataDir: string): Agent {
+  return new Agent({ connect: { ca: readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8') } });
+}
+
+/** Polls until the URL answers 200 (the certificate appears on first start), or fails after `ms`. */
+export async function waitReady(p: Running, dataDir: string, path = '/readyz', ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (p.child.exitCode !== null) throw new Error(`service exited ${p.child.exitCode}:\n${p.output()}`);
+    try {
+      const r = await fetch(`https://localhost:${p.port}${path}`, { dispatcher: agentFor(dataDir) });
+      if (r.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`service not ready after ${ms} ms:\n${p.output()}`);
+}
+
+export async function graphql(
+  p: Running,
+  dataDir: string,
+  query: string,
+  variables?: Record<string, unknown>,
+) {
+  const r = await fetch(`https://localhost:${p.port}/graphql`, {
+    dispatcher: agentFor(dataDir),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await r.json()) as {
+    data?: Record<string, any>;
+    errors?: { message: string; extensions?: { code?: string } }[];
+  };
+}
