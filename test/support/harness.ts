@@ -64,7 +64,8 @@ export async function createHarness(opts: { now?: string } = {}): Promise<Harnes
     },
   });
   const log = pino({ level: 'info' }, sink);
-  const clock = new ManualClock(opts.now ?? '2026-07-01T10:00:00.000Z');
+  const start = opts.now ?? '2026-07-01T10:00:00.000Z';
+  const clock = new ManualClock(start);
   const app = await createApp({
     config: { TRUST_PROXY: false, PUBLIC_URL: 'https://localhost:8443' },
     orm,
@@ -121,6 +122,7 @@ export async function createHarness(opts: { now?: string } = {}): Promise<Harnes
           .execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} cascade`);
       sql.length = 0;
       logs.length = 0;
+      clock.set(start);
     },
     async close() {
       await app.stop();
