@@ -56,6 +56,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     schema: deps.schema,
     formatError,
     includeStacktraceInErrorResponses: false,
+    // The service's own shutdown drains listeners, then stops Apollo, then the database, in that order.
+    stopOnTerminationSignals: false,
     introspection: true,
     plugins: [
       {

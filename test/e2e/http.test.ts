@@ -1,0 +1,78 @@
+// The HTTP edge: request ids on every response, JSON errors, the proxy rule, the plain-HTTP refusal.
+import { fetch } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.js';
+
+let s: TestService;
+let proxied: TestService;
+beforeAll(async () => {
+  s = await startTestService();
+  proxied = await startTestService({ env: { TRUST_PROXY: 'true' } });
+});
+afterAll(async () => {
+  await s.close();
+  await proxied.close();
+});
+
+describe('the HTTP edge', () => {
+  it('gives every response a Request-Id, echoing a sane one the caller sent', async () => {
+    const a = await s.fetch('/healthz');
+    expect(a.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const b = await s.fetch('/healthz', { headers: { 'Request-Id': 'trace-abc.123' } });
+    expect(b.headers.get('request-id')).toBe('trace-abc.123');
+    const c = await s.fetch('/healthz', { headers: { 'Request-Id': 'bad id with spaces' } });
+    expect(c.headers.get('request-id')).not.toBe('bad id with spaces');
+  });
+
+  it('answers an unknown route 404 with a ResponseStatus body and a Request-Id', async () => {
+    const r = await s.fetch('/nowhere');
+    expect(r.status).toBe(404);
+    expect(r.headers.get('request-id')).toBeTruthy();
+    expect(await r.json()).toMatchObject({ ResponseStatus: { ErrorCode: 'NotFound', Errors: [] } });
+  });
+
+  it('reports readiness with the database and migrations', async () => {
+    const r = await s.fetch('/readyz');
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ Status: 'Ready', PendingMigrations: 0 });
+  });
+
+  it('refuses plain HTTP on every path and verb with 403 HttpsRequired, never a redirect', async () => {
+    for (const [method, path] of [
+      ['GET', '/healthz'],
+      ['POST', '/graphql'],
+      ['DELETE', '/api/cars/1'],
+    ] as const) {
+      const r = await fetch(`http://127.0.0.1:${s.service.httpPort}${path}`, { method, redirect: 'manual' });
+      expect(r.status).toBe(403);
+      expect(r.headers.get('location')).toBeNull();
+      expect(r.headers.get('request-id')).toBeTruthy();
+      expect(await r.json()).toEqual({
+        ResponseStatus: {
+          ErrorCode: 'HttpsRequired',
+          Message: 'This service is only available over HTTPS',
+          Errors: [],
+        },
+      });
+    }
+  });
+
+  it('behind a TLS-terminating proxy (TRUST_PROXY), refuses requests that reached the proxy over plain HTTP', async () => {
+    const refused = await proxied.fetch('/healthz', { headers: { 'X-Forwarded-Proto': 'http' } });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ ResponseStatus: { ErrorCode: 'HttpsRequired' } });
+    expect((await proxied.fetch('/healthz', { headers: { 'X-Forwarded-Proto': 'https' } })).status).toBe(200);
+    // Without TRUST_PROXY the header is not believed.
+    expect((await s.fetch('/healthz', { headers: { 'X-Forwarded-Proto': 'http' } })).status).toBe(200);
+  });
+
+  it('serves GraphQL over HTTPS with field errors', async () => {
+    const r = await s.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ userAccounts(limit: 5000) { total } }' }),
+    });
+    const body = (await r.json()) as { errors: { extensions: { code: string } }[] };
+    expect(body.errors[0]?.extensions.code).toBe('Unauthorized');
+  });
+});

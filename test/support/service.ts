@@ -1,0 +1,57 @@
+// The whole service in-process on loopback HTTPS (random ports), on the test database, for black-box tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { Agent, fetch, type RequestInit } from 'undici';
+import { inject } from 'vitest';
+import type { Authenticator } from '../../src/auth/authenticate.js';
+import { loadConfig } from '../../src/config.js';
+import { type Service, startService } from '../../src/service.js';
+import type { Clock } from '../../src/shared/clock.js';
+
+export interface TestService {
+  service: Service;
+  origin: string;
+  agent: Agent;
+  /** fetch against the service, trusting its self-signed certificate. */
+  fetch(path: string, init?: RequestInit): ReturnType<typeof fetch>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(
+  opts: { env?: Record<string, string>; authenticator?: Authenticator; clock?: Clock } = {},
+): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'carshare-svc-'));
+  const config = loadConfig({
+    PORT: '0',
+    HTTP_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: inject('databaseUrl'),
+    LOG_LEVEL: 'silent',
+    OPS_EMAIL: 'ops@example.com',
+    OPS_PASSWORD: 'operator passphrase for tests',
+    ...opts.env,
+  });
+  const service = await startService({
+    config: { ...config, PUBLIC_URL: opts.env?.PUBLIC_URL ?? 'https://localhost' },
+    log: pino({ level: 'silent' }),
+    timers: false,
+    ...(opts.authenticator ? { authenticator: opts.authenticator } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  const agent = new Agent({ connect: { ca: service.cert } });
+  const origin = `https://localhost:${service.port}`;
+  return {
+    service,
+    origin,
+    agent,
+    fetch: (path, init = {}) => fetch(`${origin}${path}`, { ...init, dispatcher: agent }),
+    async close() {
+      await service.stop();
+      await agent.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
