@@ -1,0 +1,123 @@
+// Prometheus metrics: one registry per running app (no module-level state), scraped at /metrics.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { ApolloServerPlugin } from '@apollo/server';
+import type Koa from 'koa';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  /** Counts and times every request; labels use the matched route, never raw paths with ids. */
+  middleware: Koa.Middleware;
+  graphqlPlugin: ApolloServerPlugin;
+  /** The /metrics handler; with a token configured, callers must present it as a bearer token. */
+  handler(token: string | undefined): Koa.Middleware;
+  /** For subsystems to publish their own figures (webhook outcomes, queue depth…) on the same registry. */
+  counter(name: string, help: string, labelNames?: string[]): Counter;
+  gauge(name: string, help: string, collect: () => Promise<number> | number): Gauge;
+}
+
+const ID_SEGMENT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|\d+)$/i;
+
+/** `/api/cars/0b6…/lock` → `/api/cars/:id/lock`: bounded label values whatever the traffic. */
+export function routeLabel(ctx: Koa.Context): string {
+  const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  if (ctx.status === 404) return 'unmatched';
+  return ctx.path
+    .split('/')
+    .map((s) => (ID_SEGMENT.test(s) ? ':id' : s))
+    .join('/');
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route and method',
+    labelNames: ['route', 'method'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 by the rate limiter',
+    labelNames: ['route'],
+    registers: [registry],
+  });
+  const operations = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations by type, name and outcome',
+    labelNames: ['type', 'name', 'outcome'],
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    async middleware(ctx, next) {
+      const end = latency.startTimer();
+      try {
+        await next();
+      } finally {
+        const route = routeLabel(ctx);
+        requests.inc({ route, method: ctx.method, status: String(ctx.status) });
+        end({ route, method: ctx.method });
+        if (ctx.status === 429) rateLimited.inc({ route });
+      }
+    },
+    graphqlPlugin: {
+      async requestDidStart() {
+        return {
+          async willSendResponse(rc) {
+            const body = rc.response.body;
+            const failed = body.kind === 'single' && (body.singleResult.errors?.length ?? 0) > 0;
+            operations.inc({
+              type: rc.operation?.operation ?? 'unknown',
+              name: rc.operationName ?? 'anonymous',
+              outcome: failed ? 'error' : 'success',
+            });
+          },
+        };
+      },
+    },
+    handler(token) {
+      return async (ctx) => {
+        if (token) {
+          const given = Buffer.from(ctx.get('Authorization'));
+          const wanted = Buffer.from(`Bearer ${token}`);
+          if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+            ctx.status = 401;
+            ctx.set('WWW-Authenticate', 'Bearer realm="carshare"');
+            ctx.body = {
+              ResponseStatus: {
+                ErrorCode: 'Unauthorized',
+                Message: 'A metrics token is required',
+                Errors: [],
+              },
+            };
+            return;
+          }
+        }
+        ctx.type = registry.contentType;
+        ctx.body = await registry.metrics();
+      };
+    },
+    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers: [registry] }),
+    gauge: (name, help, collect) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          this.set(await collect());
+        },
+      }),
+  };
+}
