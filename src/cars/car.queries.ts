@@ -1,0 +1,89 @@
+// Reading cars: the search with its visibility rule, filters and bookable period, and one car by id.
+import { searchRows } from '../db/search.js';
+import type { Context } from '../graphql/context.js';
+import { notFound } from '../shared/errors.js';
+import { checkRange, type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
+import { Check } from '../shared/validation.js';
+import { Car } from './car.entity.js';
+import { carById } from './car.loaders.js';
+import { canSeeCar, seesAllCars } from './car.rules.js';
+import type { CarOccupancy } from './car-occupancy.js';
+
+/** Sortable (and distinct-able) fields; each has an index led by its column (see the cars migration). */
+const columns = {
+  createdDateUtc: 'created_date_utc',
+  lastModifiedDateUtc: 'last_modified_date_utc',
+  make: 'make',
+  model: 'model',
+  year: 'year',
+  seats: 'seats',
+  hourlyRate: 'hourly_rate_amount',
+  status: 'status',
+  ownerId: 'owner_id',
+} as const;
+
+export interface CarFilter extends PageArgs {
+  status?: string | null;
+  ownerId?: string | null;
+  make?: string | null;
+  bookableFromUtc?: Date | null;
+  bookableToUtc?: Date | null;
+}
+
+/** The bookable period comes whole: both ends, the start first. */
+function bookablePeriod(args: CarFilter): { from: Date; to: Date } | null {
+  const from = args.bookableFromUtc ?? null;
+  const to = args.bookableToUtc ?? null;
+  if (from === null && to === null) return null;
+  const check = new Check();
+  if (from === null) check.add('NotEmpty', 'bookableFromUtc', 'bookableFromUtc is needed with bookableToUtc');
+  if (to === null) check.add('NotEmpty', 'bookableToUtc', 'bookableToUtc is needed with bookableFromUtc');
+  check.throwIfAny();
+  checkRange('bookableFromUtc', from, 'bookableToUtc', to);
+  return { from: from!, to: to! };
+}
+
+export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: CarFilter): Promise<Page<Car>> {
+  const page = pageRequest(args, { fields: Object.keys(columns), defaultSort: '-createdDateUtc' });
+  const period = bookablePeriod(args);
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (!seesAllCars(ctx.actor)) {
+    where.push(`(status = 'Listed' or owner_id = ?)`);
+    params.push(ctx.actor.id);
+  }
+  if (args.status) {
+    where.push('status = ?');
+    params.push(args.status);
+  }
+  if (args.ownerId) {
+    where.push('owner_id = ?');
+    params.push(args.ownerId);
+  }
+  if (args.make?.trim()) {
+    where.push('lower(make) = lower(?)');
+    params.push(args.make.trim());
+  }
+  if (period) {
+    // Free for the whole half-open period: no unavailability and no booking overlaps it.
+    where.push(
+      'not exists (select 1 from unavailability u where u.car_id = car.id and u.start_date_utc < ? and u.end_date_utc > ?)',
+    );
+    params.push(period.to, period.from);
+    const occupied = occupancy.occupiedOver('car.id', period.from, period.to);
+    where.push(`not (${occupied.sql})`);
+    params.push(...occupied.params);
+  }
+  const { rows, total } = await searchRows<Record<string, unknown>>(
+    ctx.em,
+    { table: 'car', where, params, columns },
+    page,
+  );
+  return { ...page, total, nodes: rows.map((r) => ctx.em.map(Car, r)) };
+}
+
+export async function getCar(ctx: Context, id: string): Promise<Car> {
+  const car = await carById(ctx).load(id);
+  if (!car || !canSeeCar(ctx.actor, car)) throw notFound('Car');
+  return car;
+}
