@@ -5,7 +5,7 @@ import { requireScope } from '../auth/permissions.js';
 import { recordEvent } from '../events/outbox.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 import type { Clock } from '../shared/clock.js';
-import { invalidState, notFound } from '../shared/errors.js';
+import { forbidden, invalidState, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
 import { parseEvidence } from './evidence.js';
@@ -26,13 +26,14 @@ export function canSee(actor: Actor, v: Pick<Verification, 'subjectUserId'>): bo
   return isSelf(actor, v.subjectUserId);
 }
 
-/** Evidence is PII: the subject, ops, and client applications allowed to read users or verifications. */
+/**
+ * Evidence is PII (e-mail, phone, licence numbers), so CONTRACT §5's PII rule applies: the subject, ops, and
+ * client applications with `users:read`. `verifications:read` alone shows statuses, not evidence.
+ */
 export function canSeeEvidence(actor: Actor, v: Pick<Verification, 'subjectUserId'>): boolean {
   const cls = actorClass(actor);
   if (cls === 'ops' || isSelf(actor, v.subjectUserId)) return true;
-  return (
-    cls === 'clientapplication' && (hasScope(actor, 'users:read') || hasScope(actor, 'verifications:read'))
-  );
+  return cls === 'clientapplication' && hasScope(actor, 'users:read');
 }
 
 function touch(v: Verification, now: Date): void {
@@ -110,7 +111,9 @@ export async function submitVerification(
   evidenceInput: unknown,
 ): Promise<Verification> {
   const v = await ctx.em.findOne(Verification, { id });
-  if (!v || !isSelf(ctx.actor, v.subjectUserId)) throw notFound('Verification');
+  if (!v || !canSee(ctx.actor, v)) throw notFound('Verification');
+  // Only the subject submits evidence; others who can see the record (ops) are refused, not misled.
+  if (!isSelf(ctx.actor, v.subjectUserId)) throw forbidden('Only the subject of a verification submits its evidence');
   requireScope(ctx.actor, v.subjectType === 'Car' ? 'cars:write' : 'account:write');
   if (v.status === 'Verified') throw invalidState(v.status, 'This verification is already Verified');
   const now = ctx.clock.now();

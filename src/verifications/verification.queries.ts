@@ -14,7 +14,11 @@ const columns = {
   kind: 'kind',
   status: 'status',
   subjectType: 'subject_type',
+  subjectId: 'subject_id',
   expiresDateUtc: 'expires_date_utc',
+  decidedDateUtc: 'decided_date_utc',
+  decidedById: 'decided_by_id',
+  reason: 'reason',
 } as const;
 
 export interface VerificationFilter extends PageArgs {
