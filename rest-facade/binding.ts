@@ -1,0 +1,225 @@
+// Binds request parameters to a GraphQL operation's arguments, coercing text to each argument's type and
+// naming every field that cannot be coerced (CONTRACT §2). Types come from the schema, never a list here.
+import {
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+} from 'graphql';
+import { fieldError, fieldErrors, type ResponseError } from './errors.js';
+import { nameKey, pascal } from './names.js';
+import type { Param, Params } from './request.js';
+import type { AnyField } from './schema.model.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Only UTC is accepted: `Z` or `+00:00` (CONTRACT §2). */
+const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]00:00)$/i;
+const INT = /^[+-]?\d{1,15}$/;
+const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+class Binder {
+  readonly errors: ResponseError[] = [];
+  /** Canonical field key → the alias the client used, so errors name the field as sent. */
+  readonly aliases = new Map<string, string>();
+  readonly used = new Set<string>();
+  constructor(private readonly aliasTable: Readonly<Record<string, readonly string[]>>) {}
+
+  fail(
+    code: Parameters<typeof fieldError>[0],
+    field: string,
+    message: string,
+    meta?: Record<string, unknown>,
+  ): undefined {
+    if (!this.errors.some((e) => e.FieldName === field))
+      this.errors.push(fieldError(code, field, message, meta));
+    return undefined;
+  }
+
+  /** Finds a parameter by its canonical name or one of its aliases. */
+  find(params: Params, name: string, restPath: string): { param: Param; field: string } | undefined {
+    const direct = params.get(nameKey(name));
+    if (direct) return { param: direct, field: restPath };
+    for (const alias of this.aliasTable[name] ?? []) {
+      const p = params.get(nameKey(alias));
+      if (p) {
+        this.aliases.set(nameKey(restPath), p.name);
+        return { param: p, field: p.name };
+      }
+    }
+    return undefined;
+  }
+
+  coerce(value: unknown, type: GraphQLInputType, field: string, text: boolean): unknown {
+    if (value === null || value === undefined) {
+      if (isNonNullType(type)) return this.fail('NotEmpty', field, `${field} must not be empty`);
+      return null;
+    }
+    const t = getNullableType(type);
+    if (isListType(t)) {
+      const items = Array.isArray(value)
+        ? value
+        : typeof value === 'string'
+          ? value.split(/[,\s]+/).filter((s) => s !== '')
+          : [value];
+      return items.map((v) => this.coerce(v, t.ofType, field, text));
+    }
+    if (isEnumType(t)) {
+      const match = t.getValues().find((v) => nameKey(v.name) === nameKey(String(value)));
+      if (typeof value !== 'string' || !match)
+        return this.fail(
+          'InvalidValue',
+          field,
+          `${field} must be one of ${t
+            .getValues()
+            .map((v) => v.name)
+            .join(', ')}`,
+          {
+            Allowed: t.getValues().map((v) => v.name),
+          },
+        );
+      return match.name;
+    }
+    if (isInputObjectType(t)) {
+      let obj: unknown = value;
+      if (typeof obj === 'string' && text && obj.trim().startsWith('{')) obj = parseJson(obj);
+      if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+        return this.fail('InvalidFormat', field, `${field} must be an object`);
+      const inner: Params = new Map();
+      for (const [k, v] of Object.entries(obj as Record<string, unknown>))
+        inner.set(nameKey(k), { name: k, value: v, text, source: 'body' });
+      return this.object(t, inner, field);
+    }
+    if (isScalarType(t)) return this.scalar(t.name, value, field, text);
+    return value;
+  }
+
+  scalar(type: string, value: unknown, field: string, text: boolean): unknown {
+    const s = typeof value === 'string' ? value.trim() : undefined;
+    switch (type) {
+      case 'String':
+      case 'ID':
+        if (typeof value === 'object') return this.fail('InvalidFormat', field, `${field} must be text`);
+        return typeof value === 'string' ? value : String(value);
+      case 'Int':
+        if (typeof value === 'number' && Number.isInteger(value)) return value;
+        if (s !== undefined && INT.test(s)) return Number(s);
+        return this.fail('InvalidFormat', field, `${field} must be a whole number`);
+      case 'Float':
+        if (typeof value === 'number') return value;
+        if (s !== undefined && FLOAT.test(s)) return Number(s);
+        return this.fail('InvalidFormat', field, `${field} must be a number`);
+      case 'Boolean':
+        if (typeof value === 'boolean') return value;
+        if (s !== undefined && /^(true|1)$/i.test(s)) return true;
+        if (s !== undefined && /^(false|0)$/i.test(s)) return false;
+        return this.fail('InvalidFormat', field, `${field} must be true or false`);
+      case 'UUID':
+        if (s !== undefined && UUID.test(s)) return s.toLowerCase();
+        return this.fail('InvalidFormat', field, `${field} must be a UUID (8-4-4-4-12 hexadecimal digits)`);
+      case 'DateTime':
+        if (s !== undefined && UTC.test(s)) return s.replace(/[+-]00:00$/, 'Z').toUpperCase();
+        return this.fail(
+          'InvalidFormat',
+          field,
+          `${field} must be an ISO 8601 date and time in UTC (ending in Z or +00:00)`,
+        );
+      case 'JSON':
+        return typeof value === 'string' && text && /^\s*[{[]/.test(value) ? parseJson(value) : value;
+      default:
+        return value;
+    }
+  }
+
+  /** Binds an input object's fields from parameters; dotted names (`Config.Url`) reach nested objects. */
+  object(type: GraphQLInputObjectType, params: Params, path: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const f of Object.values(type.getFields())) {
+      const restPath = path ? `${path}.${pascal(f.name)}` : pascal(f.name);
+      const found = this.find(params, f.name, restPath);
+      if (found) {
+        this.used.add(nameKey(found.param.name));
+        const v = this.coerce(found.param.value, f.type, found.field, found.param.text);
+        if (v !== undefined) out[f.name] = v;
+        continue;
+      }
+      const nested = getNullableType(f.type);
+      if (isInputObjectType(nested)) {
+        const prefix = `${nameKey(f.name)}.`;
+        const inner: Params = new Map();
+        for (const [k, p] of params)
+          if (k.startsWith(prefix)) {
+            inner.set(k.slice(prefix.length), p);
+            this.used.add(k);
+          }
+        if (inner.size > 0) {
+          out[f.name] = this.object(nested, inner, restPath);
+          continue;
+        }
+      }
+      if (isNonNullType(f.type) && f.defaultValue === undefined)
+        this.fail('NotEmpty', restPath, `${restPath} must not be empty`);
+    }
+    return out;
+  }
+}
+
+function parseJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+export interface Bound {
+  variables: Record<string, unknown>;
+  /** Parameters that fed an argument or input field (by `nameKey`). */
+  used: ReadonlySet<string>;
+  aliases: ReadonlyMap<string, string>;
+}
+
+/**
+ * Binds path parameters (which win: they name the resource) and the merged body/query parameters to the
+ * operation's arguments. An input-object argument takes its fields from the top level of the request.
+ */
+export function bindArguments(
+  field: AnyField,
+  pathArgs: ReadonlyMap<string, { param: string; value: string }>,
+  params: Params,
+  aliases: Readonly<Record<string, readonly string[]>> = {},
+): Bound {
+  const b = new Binder(aliases);
+  const variables: Record<string, unknown> = {};
+  for (const arg of field.args) {
+    const fromPath = pathArgs.get(arg.name);
+    if (fromPath) {
+      b.used.add(nameKey(fromPath.param));
+      const v = b.coerce(fromPath.value, arg.type, fromPath.param, true);
+      if (v !== undefined) variables[arg.name] = v;
+      continue;
+    }
+    const named = getNullableType(arg.type);
+    if (isInputObjectType(named)) {
+      const before = b.used.size;
+      const obj = b.object(named, params, '');
+      if (isNonNullType(arg.type) || b.used.size > before || Object.keys(obj).length > 0)
+        variables[arg.name] = obj;
+      continue;
+    }
+    const found = b.find(params, arg.name, pascal(arg.name));
+    if (!found) {
+      if (isNonNullType(arg.type) && arg.defaultValue === undefined)
+        b.fail('NotEmpty', pascal(arg.name), `${pascal(arg.name)} must not be empty`);
+      continue;
+    }
+    b.used.add(nameKey(found.param.name));
+    const v = b.coerce(found.param.value, arg.type, found.field, found.param.text);
+    if (v !== undefined) variables[arg.name] = v;
+  }
+  if (b.errors.length > 0) throw fieldErrors(b.errors);
+  return { variables, used: b.used, aliases: b.aliases };
+}

@@ -1,0 +1,104 @@
+// HTTP caching (CONTRACT §10): strong ETags per representation, If-None-Match per RFC 9110, and a
+// server-side cache of GET responses per caller whose entries carry resource tags: a mutation bumps its
+// tags' versions, so every entry that showed those resources is stale for every caller at once.
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface CachedResponse {
+  body: string;
+  headers: Record<string, string>;
+  etag: string;
+}
+
+export interface ResponseCache {
+  get(key: string): Promise<CachedResponse | undefined>;
+  /**
+   * The tags' versions, taken before the GraphQL runs: a mutation that commits meanwhile bumps them, so
+   * the entry stored with the older versions is never served.
+   */
+  versions(tags: readonly string[]): Promise<Record<string, number>>;
+  set(
+    key: string,
+    value: CachedResponse,
+    versions: Record<string, number>,
+    ttlSeconds: number,
+  ): Promise<void>;
+  /** Makes every entry tagged with any of these resource types stale. */
+  invalidate(tags: readonly string[]): Promise<void>;
+}
+
+export const etagOf = (body: string): string =>
+  `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+
+/** RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored). */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (t: string): string => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => opaque(t) === opaque(etag));
+}
+
+interface Stored {
+  value: CachedResponse;
+  versions: Record<string, number>;
+  expires: number;
+}
+
+/** In one process: entries and tag versions in memory, bounded (least recently stored leaves first). */
+export function memoryCache(opts: { max?: number; now?: () => number } = {}): ResponseCache {
+  const max = opts.max ?? 5000;
+  const now = opts.now ?? Date.now;
+  const entries = new Map<string, Stored>();
+  const versions = new Map<string, number>();
+  return {
+    async get(key) {
+      const s = entries.get(key);
+      if (!s) return undefined;
+      const fresh =
+        s.expires > now() && Object.entries(s.versions).every(([t, v]) => (versions.get(t) ?? 0) === v);
+      if (!fresh) entries.delete(key);
+      return fresh ? s.value : undefined;
+    },
+    async versions(tags) {
+      return Object.fromEntries(tags.map((t) => [t, versions.get(t) ?? 0]));
+    },
+    async set(key, value, tagVersions, ttl) {
+      if (entries.size >= max) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value, versions: tagVersions, expires: now() + ttl * 1000 });
+    },
+    async invalidate(tags) {
+      for (const t of tags) versions.set(t, (versions.get(t) ?? 0) + 1);
+    },
+  };
+}
+
+const VERSIONS = 'rest:cache:versions';
+
+/** Across instances: entries expire in Redis by themselves; tag versions live in one Redis hash. */
+export function redisCache(redis: Redis): ResponseCache {
+  const versionsOf = async (tags: readonly string[]): Promise<Record<string, number>> => {
+    if (tags.length === 0) return {};
+    const vs = await redis.hmget(VERSIONS, ...tags);
+    return Object.fromEntries(tags.map((t, i) => [t, Number(vs[i] ?? 0)]));
+  };
+  return {
+    async get(key) {
+      const raw = await redis.get(`rest:cache:${key}`);
+      if (!raw) return undefined;
+      const s = JSON.parse(raw) as Omit<Stored, 'expires'>;
+      const now = await versionsOf(Object.keys(s.versions));
+      return Object.entries(s.versions).every(([t, v]) => now[t] === v) ? s.value : undefined;
+    },
+    versions: versionsOf,
+    async set(key, value, versions, ttl) {
+      const stored: Omit<Stored, 'expires'> = { value, versions };
+      await redis.set(`rest:cache:${key}`, JSON.stringify(stored), 'EX', ttl);
+    },
+    async invalidate(tags) {
+      if (tags.length === 0) return;
+      const m = redis.multi();
+      for (const t of tags) m.hincrby(VERSIONS, t, 1);
+      await m.exec();
+    },
+  };
+}

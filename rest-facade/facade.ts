@@ -1,0 +1,139 @@
+// The REST facade (DESIGN.md): a Koa middleware that matches a route, binds the request to the route's
+// GraphQL operation, runs it through the caller's own execution path, and answers in the negotiated format.
+import { randomUUID } from 'node:crypto';
+import { type DocumentNode, type GraphQLSchema, getNamedType } from 'graphql';
+import type Koa from 'koa';
+import type { ResponseCache } from './cache.js';
+import { DocumentCache } from './document.js';
+import {
+  authHeaders,
+  fromGraphQL,
+  type GraphQLErrorLike,
+  isRestError,
+  RestError,
+  restError,
+  statusOf,
+} from './errors.js';
+import type { Format } from './formats/negotiate.js';
+import { createHandler } from './handler.js';
+import { referenceServer } from './reference.js';
+import { type Caller, negotiate, sendError } from './respond.js';
+import type { RouteModule } from './route.types.js';
+import { routeModules } from './routes/index.js';
+import { isResource, reachable } from './schema.model.js';
+import { RouteTable } from './table.js';
+
+export interface ExecutionResult {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLErrorLike[];
+}
+
+export interface FacadeDeps {
+  schema: GraphQLSchema;
+  /** Runs a document exactly as `/graphql` would, as the caller the Authorization header names. */
+  execute(
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+    authorization: string | undefined,
+    requestId: string,
+  ): Promise<ExecutionResult>;
+  /** The public origin, for absolute `Location` headers. */
+  publicUrl: string;
+  /** A stable key for the caller (the per-caller GET cache); throws like `execute` for a bad token. */
+  identify?(authorization: string | undefined): Promise<Caller>;
+  /** The server-side GET cache; none when absent. */
+  cache?: ResponseCache;
+  routes?: readonly RouteModule[];
+  /** Where the facade is mounted (default `/api`) and paths below it that belong to others. */
+  prefix?: string;
+  exclude?: readonly string[];
+  /** Told about errors that became a 500. */
+  onError?(err: unknown, requestId: string): void;
+}
+
+export interface Facade {
+  middleware: Koa.Middleware;
+  /**
+   * Makes cached GETs stale after mutations that ran elsewhere (GraphQL clients such as the dashboard):
+   * the same tags the REST route of each mutation would bump.
+   */
+  invalidateAfter(mutations: readonly string[]): Promise<void>;
+  table: RouteTable;
+  documents: DocumentCache;
+}
+
+const INTERNAL = 'An unexpected error occurred. Quote the request id to support.';
+
+/** An error a dependency threw with a code of ours (a bad token is `Unauthorized`). */
+function asRestError(err: unknown, hadToken: boolean): RestError | undefined {
+  if (isRestError(err)) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !Object.hasOwn(statusOf, code) || code === 'InternalServerError')
+    return undefined;
+  const e = fromGraphQL({ message: (err as Error).message, extensions: { code } });
+  return new RestError(e.status, e.body, authHeaders(code, e.body.Meta, hadToken));
+}
+
+export function createFacade(deps: FacadeDeps): Facade {
+  const prefix = deps.prefix ?? '/api';
+  const exclude = deps.exclude ?? [`${prefix}/oauth`];
+  const table = new RouteTable(deps.schema, deps.routes ?? routeModules);
+  const documents = new DocumentCache(deps.schema);
+  const base = deps.publicUrl.replace(/\/+$/, '');
+
+  const handle = createHandler({ deps, table, documents, base, prefix });
+  const serveReference = referenceServer(table, base, prefix);
+
+  const middleware: Koa.Middleware = async (ctx, next) => {
+    const path = ctx.path;
+    if (ctx.method === 'GET' && (path === '/docs' || path === '/docs/')) return serveReference(ctx, 'html');
+    if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx, 'json');
+    if (!(path === prefix || path.startsWith(`${prefix}/`))) return next();
+    if (exclude.some((x) => path === x || path.startsWith(`${x}/`))) return next();
+    const requestId = (ctx.state.requestId as string | undefined) ?? randomUUID();
+    const hadToken = Boolean(ctx.get('Authorization'));
+    let format: Format = 'json';
+    try {
+      format = negotiate(ctx);
+      const match = table.match(ctx.method, path.slice(prefix.length));
+      if (!match) throw restError('NotFound', `No route for ${ctx.method} ${path}`);
+      if ('allow' in match) {
+        const e = restError(
+          'MethodNotAllowed',
+          `${ctx.method} is not allowed on ${path}; use ${match.allow.join(', ')}`,
+          {
+            Allowed: match.allow,
+          },
+        );
+        throw new RestError(e.status, e.body, { Allow: match.allow.join(', ') });
+      }
+      await handle(ctx, match.route, match.params, format, requestId);
+    } catch (err) {
+      const known = asRestError(err, hadToken);
+      if (known) return sendError(ctx, known, format, base);
+      deps.onError?.(err, requestId);
+      sendError(
+        ctx,
+        restError('InternalServerError', INTERNAL, {
+          RequestId: requestId,
+        }),
+        format,
+        base,
+      );
+    }
+  };
+
+  const tagsOf = (mutation: string): string[] => {
+    const route = table.routes.find((r) => r.def.operation === mutation && r.def.method !== 'GET');
+    if (route) return [...route.invalidates];
+    const field = deps.schema.getMutationType()?.getFields()[mutation];
+    const node = field && getNamedType(field.type);
+    return node && isResource(node) ? [...reachable(node)] : [];
+  };
+  const invalidateAfter = async (mutations: readonly string[]) => {
+    const tags = [...new Set(mutations.flatMap(tagsOf))];
+    if (deps.cache && tags.length > 0) await deps.cache.invalidate(tags);
+  };
+
+  return { middleware, invalidateAfter, table, documents };
+}

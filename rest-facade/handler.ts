@@ -1,0 +1,160 @@
+// One REST request through its route: cache lookup, binding, the GraphQL document, execution, the
+// envelope in the negotiated format, and the cache and invalidation afterwards.
+import type Koa from 'koa';
+import { bindArguments } from './binding.js';
+import { type CachedResponse, etagOf, matchesIfNoneMatch } from './cache.js';
+import type { DocumentCache } from './document.js';
+import { envelope } from './envelope.js';
+import { authHeaders, fieldError, fieldErrors, fromGraphQL, RestError } from './errors.js';
+import type { FacadeDeps } from './facade.js';
+import { render } from './formats/index.js';
+import type { Format } from './formats/negotiate.js';
+import { nameKey } from './names.js';
+import { bodyParams, mergeParams, type Params } from './request.js';
+import { type Caller, send } from './respond.js';
+import { fieldsOf, reachable } from './schema.model.js';
+import { nodeSelection, pageSelection, parseEmbed, parseFilter } from './selection.js';
+import type { Route, RouteTable } from './table.js';
+
+const DEFAULT_TTL = 10;
+
+/** The cache key's request part: path and query with names normalised and sorted. */
+function requestKey(path: string, querystring: string, format: Format): string {
+  const q = [...new URLSearchParams(querystring)]
+    .filter(([k]) => nameKey(k) !== 'format')
+    .map(([k, v]) => `${encodeURIComponent(nameKey(k))}=${encodeURIComponent(v)}`)
+    .sort();
+  return `${format}:${path.toLowerCase()}?${q.join('&')}`;
+}
+
+/** PATCH may only name updatable properties: a read-only property of the resource is 400 naming it. */
+function checkReadOnly(route: Route, params: Params, used: ReadonlySet<string>): void {
+  const { plain, embeds } = fieldsOf(route.shape.node);
+  const fields = new Map([...plain, ...embeds].map((f) => [nameKey(f.name), f.name]));
+  const errors = [...params.values()]
+    .filter(
+      (p) =>
+        p.source === 'body' &&
+        !used.has(nameKey(p.name)) &&
+        fields.has(nameKey(p.name)) &&
+        nameKey(p.name) !== 'id',
+    )
+    .map((p) => fieldError('InvalidValue', p.name, `${p.name} may not be updated`));
+  if (errors.length > 0) throw fieldErrors(errors);
+}
+
+export interface HandlerContext {
+  deps: FacadeDeps;
+  table: RouteTable;
+  documents: DocumentCache;
+  /** The public origin, and where the facade is mounted. */
+  base: string;
+  prefix: string;
+}
+
+export type Handle = (
+  ctx: Koa.Context,
+  route: Route,
+  pathParams: Map<string, string>,
+  format: Format,
+  requestId: string,
+) => Promise<void>;
+
+export function createHandler({ deps, table, documents, base, prefix }: HandlerContext): Handle {
+  /** A cached or fresh GET answer: 304 when the client already has this representation. */
+  const sendRepresentation = (ctx: Koa.Context, r: CachedResponse, ttl: number) => {
+    const headers = {
+      ETag: r.etag,
+      'Cache-Control': `private, max-age=${ttl}`,
+      Vary: 'Accept, Authorization',
+    };
+    if (matchesIfNoneMatch(ctx.get('If-None-Match') || undefined, r.etag))
+      return send(ctx, 304, null, headers);
+    send(ctx, 200, r.body, { ...r.headers, ...headers });
+  };
+
+  return async function handle(
+    ctx: Koa.Context,
+    route: Route,
+    pathParams: Map<string, string>,
+    format: Format,
+    requestId: string,
+  ) {
+    const authorization = ctx.get('Authorization') || undefined;
+    const isGet = route.def.method === 'GET';
+    const ttl = route.def.ttl ?? DEFAULT_TTL;
+    const tags = isGet ? [...reachable(route.shape.node)] : [];
+    let cacheKey: string | undefined;
+    let versions: Record<string, number> = {};
+    if (isGet && deps.cache) {
+      const caller =
+        (ctx.state.caller as Caller | undefined)?.key ??
+        (deps.identify ? (await deps.identify(authorization)).key : (authorization ?? ''));
+      cacheKey = `${etagOf(caller)}:${requestKey(ctx.path, ctx.querystring, format)}`;
+      const hit = await deps.cache.get(cacheKey);
+      if (hit) return sendRepresentation(ctx, hit, ttl);
+      versions = await deps.cache.versions(tags);
+    }
+
+    const body = isGet || route.def.method === 'DELETE' ? new Map() : await bodyParams(ctx.req);
+    const params = mergeParams(body, ctx.querystring);
+    const control = (name: string) => {
+      const p = params.get(name);
+      return p === undefined ? undefined : Array.isArray(p.value) ? p.value.join(',') : String(p.value);
+    };
+    const node = route.shape.node;
+    const single = route.shape.kind !== 'page';
+    const embed = isGet
+      ? parseEmbed(control('embed'), deps.schema, table.names, node, single)
+      : parseEmbed(undefined, deps.schema, table.names, node, single);
+    const filter = isGet ? parseFilter(control('filter'), node) : null;
+    for (const [param, f] of Object.entries(route.def.formats ?? {}))
+      if (!f.pattern.test(pathParams.get(param) ?? ''))
+        throw fieldErrors([fieldError('InvalidFormat', param, `${param} must be ${f.description}`)]);
+    const pathArgs = new Map(
+      [...route.pathArgs].map(([arg, param]) => [arg, { param, value: pathParams.get(param)! }]),
+    );
+    const bound = bindArguments(route.field, pathArgs, params, route.def.aliases);
+    if (route.def.method === 'PATCH') checkReadOnly(route, params, bound.used);
+
+    const nodes =
+      route.shape.kind === 'deleted'
+        ? nodeSelection(node, { mode: 'none', pairs: new Set() }, ['id'])
+        : nodeSelection(node, embed, filter);
+    const document = documents.get({
+      operation: route.operation,
+      field: route.field.name,
+      args: route.field.args.filter((a) => Object.hasOwn(bound.variables, a.name)),
+      selection: route.shape.page ? pageSelection(route.shape.page, nodes) : nodes,
+    });
+    const result = await deps.execute(document, bound.variables, authorization, requestId);
+    const first = result.errors?.[0];
+    if (first) {
+      const e = fromGraphQL(first, bound.aliases);
+      throw new RestError(
+        e.status,
+        e.body,
+        authHeaders(e.body.ErrorCode, e.body.Meta, authorization !== undefined),
+      );
+    }
+    const data = result.data?.[route.field.name];
+    if (!isGet && deps.cache) await deps.cache.invalidate(route.invalidates);
+    if (route.status === 204) return send(ctx, 204, null, {});
+
+    const payload = envelope(route, data, nodes, filter);
+    const url = new URL(ctx.originalUrl, base);
+    const r = render(payload, format, url);
+    if (isGet) {
+      const rep: CachedResponse = { body: r.body, headers: r.headers, etag: etagOf(r.body) };
+      if (deps.cache && cacheKey) await deps.cache.set(cacheKey, rep, versions, ttl);
+      return sendRepresentation(ctx, rep, ttl);
+    }
+    const headers = { ...r.headers };
+    if (route.status === 201) {
+      const created = payload.rows[0];
+      const location = created && table.location(route, created, `${base}${prefix}`);
+      if (location) headers.Location = location;
+    }
+    send(ctx, route.status, r.body, headers);
+  };
+}

@@ -1,0 +1,248 @@
+// The OpenAPI 3.1 document of the REST API, generated from the route table and the schema: every route,
+// parameter, body, response and error, with the schema's descriptions as the documentation.
+import {
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+} from 'graphql';
+import { pascal } from './names.js';
+import { errorResponses, errorSchemas, type Json } from './openapi.errors.js';
+import { fieldsOf, isResource } from './schema.model.js';
+import type { Route, RouteTable } from './table.js';
+
+const scalars: Readonly<Record<string, Json>> = {
+  String: { type: 'string' },
+  ID: { type: 'string' },
+  Int: { type: 'integer', format: 'int32' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  UUID: { type: 'string', format: 'uuid' },
+  DateTime: { type: 'string', format: 'date-time', examples: ['2026-07-03T12:00:00.000Z'] },
+  JSON: {},
+};
+
+class Builder {
+  readonly schemas: Record<string, Json> = { ...errorSchemas };
+  readonly #pending: GraphQLNamedType[] = [];
+  constructor(private readonly table: RouteTable) {}
+
+  name(t: GraphQLNamedType): string {
+    return isResource(t) ? this.table.names.rest(t.name) : t.name;
+  }
+
+  ref(t: GraphQLNamedType): Json {
+    const name = this.name(t);
+    if (!this.schemas[name]) {
+      this.schemas[name] = {};
+      this.#pending.push(t);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  type(t: GraphQLOutputType | GraphQLInputType): Json {
+    const inner = isNonNullType(t) ? t.ofType : t;
+    if (isListType(inner)) return { type: 'array', items: this.type(inner.ofType) };
+    if (isEnumType(inner)) return { type: 'string', enum: inner.getValues().map((v) => v.name) };
+    if (isScalarType(inner)) return scalars[inner.name] ?? { type: 'string' };
+    return this.ref(inner);
+  }
+
+  /** Fills in the component schemas referenced so far (and those they reference). */
+  drain(): void {
+    for (let t = this.#pending.shift(); t; t = this.#pending.shift()) {
+      const fields = isObjectType(t)
+        ? (() => {
+            const { plain, embeds } = fieldsOf(t);
+            return [...plain, ...embeds];
+          })()
+        : isInputObjectType(t)
+          ? Object.values(t.getFields())
+          : [];
+      const properties: Record<string, Json> = {};
+      const required: string[] = [];
+      for (const f of fields) {
+        const embedded = isObjectType(t) && isResource(getNamedType(f.type));
+        const description = [f.description, embedded ? 'Embedded: see `embed`.' : undefined]
+          .filter(Boolean)
+          .join(' ');
+        properties[pascal(f.name)] = { ...this.type(f.type), ...(description ? { description } : {}) };
+        if (isNonNullType(f.type) && !embedded) required.push(pascal(f.name));
+      }
+      this.schemas[this.name(t)] = {
+        type: 'object',
+        ...(t.description ? { description: t.description } : {}),
+        properties,
+        ...(required.length > 0 ? { required } : {}),
+      };
+    }
+  }
+}
+
+const successText = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' } as const;
+
+function envelopeSchema(b: Builder, route: Route): Json {
+  const node = b.ref(route.shape.node);
+  if (route.shape.kind === 'page')
+    return {
+      type: 'object',
+      properties: {
+        [route.plural]: { type: 'array', items: node },
+        Metadata: { $ref: '#/components/schemas/Metadata' },
+      },
+      required: [route.plural, 'Metadata'],
+    };
+  if (route.shape.kind === 'many')
+    return {
+      type: 'object',
+      properties: { [route.plural]: { type: 'array', items: node } },
+      required: [route.plural],
+    };
+  return { type: 'object', properties: { [route.rest]: node }, required: [route.rest] };
+}
+
+function operation(b: Builder, route: Route): Json {
+  const { def, field } = route;
+  const parameters: Json[] = [];
+  let requestBody: Json | undefined;
+  for (const arg of field.args) {
+    const param = route.pathArgs.get(arg.name);
+    if (param) {
+      const format = def.formats?.[param];
+      const schema = format ? { type: 'string', pattern: format.pattern.source } : b.type(arg.type);
+      parameters.push({ name: param, in: 'path', required: true, schema });
+      continue;
+    }
+    const named = getNamedType(arg.type);
+    if (isInputObjectType(named)) {
+      const schema = b.ref(named);
+      requestBody = {
+        required: isNonNullType(arg.type),
+        description: 'Property names match in any case, ignoring `_` and `-`; query-string values win.',
+        content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
+      };
+      continue;
+    }
+    parameters.push({
+      name: arg.name,
+      in: 'query',
+      required: false,
+      ...(arg.description ? { description: arg.description } : {}),
+      schema: b.type(arg.type),
+    });
+  }
+  if (def.method === 'GET') {
+    parameters.push({
+      name: 'embed',
+      in: 'query',
+      required: false,
+      description: '`none`, `all` (or `*`), or a comma list of `resource.child` paths.',
+      schema: { type: 'string' },
+    });
+    if (route.shape.kind === 'page')
+      parameters.push({
+        name: 'filter',
+        in: 'query',
+        required: false,
+        description: 'A comma list of fields: each result then holds `Id` plus exactly those.',
+        schema: { type: 'string' },
+      });
+  }
+  parameters.push({ $ref: '#/components/parameters/format' });
+  const success =
+    route.status === 204
+      ? { description: successText[204] }
+      : {
+          description: successText[route.status],
+          ...(route.status === 201
+            ? {
+                headers: {
+                  Location: { description: 'The new resource', schema: { type: 'string', format: 'uri' } },
+                },
+              }
+            : {}),
+          ...(def.method === 'GET'
+            ? { headers: { ETag: { description: 'Strong, per representation', schema: { type: 'string' } } } }
+            : {}),
+          content: { 'application/json': { schema: envelopeSchema(b, route) } },
+        };
+  const errors = ['400', '401', '403', '404', '406', '429', '500'];
+  if (def.method !== 'GET') errors.push('409');
+  if (requestBody) errors.push('413', '415');
+  return {
+    operationId: def.operation,
+    summary: def.summary,
+    ...(field.description ? { description: field.description } : {}),
+    tags: [route.def.path.split('/')[1]!],
+    ...(def.operation === 'createUserAccount' ? { security: [{}, { bearer: [] }] } : {}),
+    parameters,
+    ...(requestBody ? { requestBody } : {}),
+    responses: {
+      [String(route.status)]: success,
+      ...Object.fromEntries(
+        errors.sort().map((c) => [c, { $ref: `#/components/responses/${errorResponses[c]!.name}` }]),
+      ),
+    },
+  };
+}
+
+export function openApiDocument(table: RouteTable, publicUrl: string, prefix: string): Json {
+  const b = new Builder(table);
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of [...table.routes].sort((x, y) => x.def.path.localeCompare(y.def.path))) {
+    const path = `${prefix}${route.def.path}`;
+    paths[path] ??= {};
+    paths[path][route.def.method.toLowerCase()] = operation(b, route);
+  }
+  b.drain();
+  const tags = [...new Set(table.routes.map((r) => r.def.path.split('/')[1]!))].sort();
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Carshare REST API',
+      version: '1.0.0',
+      description:
+        'ServiceStack-style REST over the Carshare GraphQL core. Responses are PascalCase; JSON by default, ' +
+        'or XML, CSV, JSV and HTML by `format` or `Accept`. Errors are `{"ResponseStatus":{...}}`.',
+      license: { name: 'Proprietary', url: `${publicUrl}/docs` },
+    },
+    servers: [{ url: publicUrl }],
+    security: [{ bearer: [] }],
+    tags: tags.map((t) => ({ name: t, description: `Operations under ${prefix}/${t}` })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An OAuth 2.0 access token from /api/oauth/token',
+        },
+      },
+      parameters: {
+        format: {
+          name: 'format',
+          in: 'query',
+          required: false,
+          description: 'The response format; wins over `Accept`. Unknown values are 406.',
+          schema: { type: 'string', enum: ['json', 'xml', 'csv', 'jsv', 'html'] },
+        },
+      },
+      responses: Object.fromEntries(
+        Object.values(errorResponses).map((r) => [
+          r.name,
+          {
+            description: r.description,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+          },
+        ]),
+      ),
+      schemas: b.schemas,
+    },
+  };
+}

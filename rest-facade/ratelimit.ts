@@ -1,0 +1,103 @@
+// Rate limits (CONTRACT §10) with koa-ratelimit: sign-in, sign-up and token POSTs per client IP; every
+// other request per caller (token subject, or IP when anonymous). RateLimit-* headers on every response;
+// 429 with Retry-After and a TooManyRequests body in the negotiated format.
+import type { Redis } from 'ioredis';
+import type Koa from 'koa';
+import ratelimit from 'koa-ratelimit';
+import { restError } from './errors.js';
+import { type Caller, formatOrJson, sendError } from './respond.js';
+
+export interface RateLimitOptions {
+  perMinute: number;
+  anonymousPerMinute: number;
+  authPerMinute: number;
+  /** Counters shared by instances; in this process's memory when absent. */
+  redis?: Redis | undefined;
+  /** The caller behind an Authorization header; throws for a bad token (then counted by IP). */
+  identify(authorization: string | undefined): Promise<Caller>;
+  /** The POSTs of the sign-in class (sign-in, sign-up, token). */
+  isAuthRequest?(method: string, path: string): boolean;
+  publicUrl: string;
+  windowMs?: number;
+}
+
+const AUTH_POSTS = [
+  /^\/api\/useraccounts\/?$/i,
+  /^\/api\/oauth\/token\/?$/i,
+  /^\/api\/oauth\/interaction\/[^/]+\/(login|sign-?in)\/?$/i,
+];
+export const defaultIsAuthRequest = (method: string, path: string): boolean =>
+  method === 'POST' && AUTH_POSTS.some((re) => re.test(path));
+
+// koa-ratelimit writes its own header names; these are rewritten into RateLimit-* below.
+const RAW = {
+  remaining: 'X-Raw-Limit-Remaining',
+  reset: 'X-Raw-Limit-Reset',
+  total: 'X-Raw-Limit-Total',
+} as const;
+
+/**
+ * Seconds until a reset given as epoch seconds (memory driver) or epoch milliseconds (Redis driver), within
+ * the window: the memory driver's clock is monotonic time and may drift a little from the wall clock.
+ */
+const secondsUntil = (reset: number, windowMs: number): number => {
+  const ms = reset > 1e11 ? reset : reset * 1000;
+  return Math.min(Math.ceil(windowMs / 1000), Math.max(0, Math.ceil((ms - Date.now()) / 1000)));
+};
+
+function rewriteHeaders(ctx: Koa.Context, windowMs: number): number {
+  const reset = secondsUntil(Number(ctx.response.get(RAW.reset)), windowMs);
+  ctx.set('RateLimit-Limit', ctx.response.get(RAW.total));
+  ctx.set('RateLimit-Remaining', ctx.response.get(RAW.remaining));
+  ctx.set('RateLimit-Reset', String(reset));
+  for (const h of Object.values(RAW)) ctx.remove(h);
+  return reset;
+}
+
+export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
+  const duration = opts.windowMs ?? 60_000;
+  const isAuth = opts.isAuthRequest ?? defaultIsAuthRequest;
+  const limiter = (namespace: string, max: number) =>
+    ratelimit({
+      ...(opts.redis
+        ? { driver: 'redis' as const, db: opts.redis }
+        : { driver: 'memory' as const, db: new Map() }),
+      namespace: `ratelimit:${namespace}`,
+      duration,
+      max,
+      id: (ctx) => (ctx.state.rateLimitKey as string) || ctx.ip,
+      headers: RAW,
+    } as ratelimit.MiddlewareOptions);
+  const classes = {
+    auth: limiter('auth', opts.authPerMinute),
+    caller: limiter('caller', opts.perMinute),
+    anonymous: limiter('anonymous', opts.anonymousPerMinute),
+  };
+
+  return async (ctx, next) => {
+    let cls: keyof typeof classes = 'anonymous';
+    ctx.state.rateLimitKey = `ip:${ctx.ip}`;
+    if (isAuth(ctx.method, ctx.path)) cls = 'auth';
+    else {
+      const caller = await opts.identify(ctx.get('Authorization') || undefined).catch(() => undefined);
+      if (caller) ctx.state.caller = caller;
+      if (caller?.subject) {
+        cls = 'caller';
+        ctx.state.rateLimitKey = `sub:${caller.subject}`;
+      }
+    }
+    let passed = false;
+    await classes[cls](ctx, async () => {
+      passed = true;
+      rewriteHeaders(ctx, duration);
+      await next();
+    });
+    if (passed) return;
+    const retryAfter = Math.max(1, rewriteHeaders(ctx, duration));
+    const e = restError('TooManyRequests', `Too many requests; retry in ${retryAfter} s`, {
+      RetryAfterSeconds: retryAfter,
+    });
+    sendError(ctx, e, formatOrJson(ctx), opts.publicUrl);
+    ctx.set('Retry-After', String(retryAfter));
+  };
+}

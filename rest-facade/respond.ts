@@ -1,0 +1,49 @@
+// Writes answers on a Koa context: a body in its format with headers, or a ResponseStatus error in the
+// format the request negotiated (errors come in the negotiated format too, CONTRACT §2).
+import type Koa from 'koa';
+import type { RestError } from './errors.js';
+import { errorPayload, render } from './formats/index.js';
+import { type Format, formatParam, fromAccept } from './formats/negotiate.js';
+import { queryValue } from './request.js';
+
+/** Who is calling: `subject` for rate limits (null when anonymous), `key` for the per-caller cache. */
+export interface Caller {
+  subject: string | null;
+  key: string;
+}
+
+export function send(
+  ctx: Koa.Context,
+  status: number,
+  body: string | null,
+  headers: Record<string, string>,
+): void {
+  ctx.status = status;
+  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  ctx.body = body;
+  // Koa guesses a type for string bodies; ours is already decided.
+  if (body !== null && headers['Content-Type']) ctx.type = headers['Content-Type'];
+}
+
+/** The request's format; an unknown `format` value throws 406 (whose body is then JSON). */
+export const negotiate = (ctx: Koa.Context): Format =>
+  formatParam(queryValue(ctx.querystring, 'format')) ?? fromAccept(ctx.get('Accept') || undefined);
+
+/** The negotiated format, or JSON when the `format` value itself is the problem. */
+export function formatOrJson(ctx: Koa.Context): Format {
+  try {
+    return negotiate(ctx);
+  } catch {
+    return 'json';
+  }
+}
+
+export function sendError(ctx: Koa.Context, err: RestError, format: Format, base: string): void {
+  const url = new URL(ctx.originalUrl, base);
+  const payload = errorPayload(
+    err.body as unknown as Record<string, unknown>,
+    `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`,
+  );
+  const r = render(payload, format, url);
+  send(ctx, err.status, r.body, { ...r.headers, ...err.headers });
+}

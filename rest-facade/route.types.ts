@@ -1,0 +1,41 @@
+// The shape of a route table row: one REST route translated into one GraphQL operation.
+
+export const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type Method = (typeof methods)[number];
+
+export interface RouteDef {
+  method: Method;
+  /** Relative to `/api`, with `{Param}` segments: `/cars/{Id}/lock`. */
+  path: string;
+  /** The Query or Mutation field it runs. Its arguments, input type and result type come from the schema. */
+  operation: string;
+  /**
+   * Which argument each path parameter fills, when not the parameter's own name in camelCase
+   * (`{ UnavailabilityId: 'id', Id: 'carId' }`).
+   */
+  params?: Readonly<Record<string, string>>;
+  /** Path parameters that are not UUIDs but have a form of their own; a malformed one is 400 naming it. */
+  formats?: Readonly<Record<string, { pattern: RegExp; description: string }>>;
+  /** Other names a client may use for an argument or input field (`{ events: ['event'] }`). */
+  aliases?: Readonly<Record<string, readonly string[]>>;
+  /** Seconds a GET may be cached by the client and the server (default 10). */
+  ttl?: number;
+  /** Resource types (GraphQL names) a mutation changes besides those its result shows. */
+  invalidates?: readonly string[];
+  /** Where a created resource lives when it has no `GET /<plural>/{Id}` route: `/cars/{CarId}/unavailabilities`. */
+  location?: string;
+  /** One line for the OpenAPI reference. */
+  summary: string;
+}
+
+/** A GraphQL type whose REST name differs (`CarBooking` is `Booking`). */
+export interface ResourceName {
+  type: string;
+  rest: string;
+}
+
+/** What one file of `routes/` contributes. */
+export interface RouteModule {
+  names?: readonly ResourceName[];
+  routes: readonly RouteDef[];
+}

@@ -1,0 +1,123 @@
+// The compiled route table: each row checked against the schema at start (an unknown operation or path
+// argument fails loudly), and request paths matched to rows (404 unknown, 405 with the allowed verbs).
+import type { GraphQLSchema } from 'graphql';
+import { OperationTypeNode } from 'graphql';
+import { camel, plural } from './names.js';
+import type { Method, RouteDef, RouteModule } from './route.types.js';
+import { type AnyField, Names, type ResultShape, reachable, resultShape } from './schema.model.js';
+
+export interface Route {
+  def: RouteDef;
+  segments: readonly (string | { param: string })[];
+  operation: OperationTypeNode;
+  field: AnyField;
+  shape: ResultShape;
+  /** REST name of the returned resource (`Car`) and its plural (`Cars`). */
+  rest: string;
+  plural: string;
+  /** GraphQL argument → the path parameter that fills it. */
+  pathArgs: ReadonlyMap<string, string>;
+  status: 200 | 201 | 202 | 204;
+  /** Resource types whose cached GETs a successful call makes stale (mutations). */
+  invalidates: readonly string[];
+}
+
+export type Match = { route: Route; params: Map<string, string> } | { allow: Method[] } | undefined;
+
+const statusFor = { GET: 200, POST: 201, PUT: 202, PATCH: 202, DELETE: 204 } as const;
+
+function compile(def: RouteDef, schema: GraphQLSchema, names: Names): Route {
+  const mutation = schema.getMutationType()?.getFields()[def.operation];
+  const query = schema.getQueryType()?.getFields()[def.operation];
+  const field = (def.method === 'GET' ? query : mutation) as AnyField | undefined;
+  if (!field)
+    throw new Error(
+      `route ${def.method} ${def.path}: the schema has no ${def.method === 'GET' ? 'query' : 'mutation'} ${def.operation}`,
+    );
+  const segments = def.path
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => (/^\{\w+\}$/.test(s) ? { param: s.slice(1, -1) } : s.toLowerCase()));
+  const pathArgs = new Map<string, string>();
+  for (const s of segments) {
+    if (typeof s === 'string') continue;
+    const arg = def.params?.[s.param] ?? camel(s.param);
+    if (!field.args.some((a) => a.name === arg))
+      throw new Error(`route ${def.path}: ${def.operation} has no argument ${arg}`);
+    pathArgs.set(arg, s.param);
+  }
+  const shape = resultShape(field);
+  const rest = names.rest(shape.node.name);
+  return {
+    def,
+    segments,
+    operation: def.method === 'GET' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION,
+    field,
+    shape,
+    rest,
+    plural: plural(rest),
+    pathArgs,
+    status: statusFor[def.method],
+    invalidates:
+      def.method === 'GET'
+        ? []
+        : [...new Set([...reachable(shape.node), ...(def.invalidates ?? [])])].filter((t) => t !== 'Deleted'),
+  };
+}
+
+const literals = (r: Route): number => r.segments.filter((s) => typeof s === 'string').length;
+
+export class RouteTable {
+  readonly routes: readonly Route[];
+  readonly names: Names;
+  constructor(
+    readonly schema: GraphQLSchema,
+    modules: readonly RouteModule[],
+  ) {
+    this.names = new Names(modules.flatMap((m) => m.names ?? []));
+    // More literal segments first, so `/cars/{Id}/bookings` never loses to a looser pattern.
+    this.routes = modules
+      .flatMap((m) => m.routes)
+      .map((d) => compile(d, schema, this.names))
+      .sort((a, b) => literals(b) - literals(a));
+  }
+
+  match(method: string, path: string): Match {
+    const parts = path.split('/').filter((s) => s !== '');
+    const allow = new Set<Method>();
+    for (const route of this.routes) {
+      if (route.segments.length !== parts.length) continue;
+      const params = new Map<string, string>();
+      const ok = route.segments.every((s, i) => {
+        const part = parts[i]!;
+        if (typeof s === 'string') return s === part.toLowerCase();
+        try {
+          params.set(s.param, decodeURIComponent(part));
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      if (!ok) continue;
+      if (route.def.method === method) return { route, params };
+      allow.add(route.def.method);
+    }
+    return allow.size > 0 ? { allow: [...allow] } : undefined;
+  }
+
+  /** The absolute URL of a created resource: its `GET /<plural>/{Id}` route, or the route's `location`. */
+  location(route: Route, node: Record<string, unknown>, base: string): string | undefined {
+    const fill = (template: string): string =>
+      template.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(String(node[p] ?? '')));
+    if (route.def.location) return `${base}${fill(`${route.def.location}/{Id}`)}`;
+    const get = this.routes.find(
+      (r) =>
+        r.def.method === 'GET' &&
+        r.shape.kind === 'one' &&
+        r.shape.node === route.shape.node &&
+        r.segments.filter((s) => typeof s !== 'string').length === 1 &&
+        r.pathArgs.has('id'),
+    );
+    return get ? `${base}${fill(get.def.path)}` : undefined;
+  }
+}

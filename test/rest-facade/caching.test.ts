@@ -1,0 +1,197 @@
+// CONTRACT §10 caching: strong ETags per representation, If-None-Match → 304, a per-caller server cache
+// that runs no SQL on a hit, invalidated for every caller by mutations (across instances through Redis),
+// and searches whose SQL cost does not grow with the page (embed=all).
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUser, type TestUser } from '../factories/accounts.js';
+import { seedCars } from '../factories/cars.js';
+import { asOps } from '../support/actors.js';
+import { type RestEnv, startRest } from './support.js';
+
+const CAR = {
+  Make: 'Toyota',
+  Model: 'Corolla',
+  Year: 2022,
+  Transmission: 'Automatic',
+  Seats: 5,
+  LicensePlate: { Jurisdiction: 'CA', Number: '7ABC123' },
+  HomeLocation: { Address: '1 Market St', Latitude: 37.79, Longitude: -122.39 },
+  HourlyRate: { Amount: '12.50', Currency: 'USD' },
+};
+
+describe('one instance', () => {
+  let env: RestEnv;
+  let owner: TestUser;
+  let token: string;
+  let opsToken: string;
+  let carId: string;
+  beforeAll(async () => {
+    env = await startRest();
+  });
+  afterAll(async () => env?.close());
+  beforeEach(async () => {
+    await env.h.reset();
+    owner = await createUser(env.h);
+    token = env.tokenFor(owner.actor);
+    opsToken = env.tokenFor(asOps());
+    carId = (await env.call('POST', '/api/cars', { token, body: CAR })).json.Car.Id;
+  });
+
+  it('a 200 GET carries a strong quoted ETag, Cache-Control private max-age and Vary', async () => {
+    const r = await env.call('GET', `/api/cars/${carId}`, { token });
+    expect(r.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    expect(r.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
+    expect(r.headers.get('vary')).toBe('Accept, Authorization');
+    const list = await env.call('GET', '/api/cars', { token });
+    expect(list.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    const post = await env.call('POST', '/api/cars', { token, body: CAR });
+    expect(post.headers.get('etag')).toBeNull();
+  });
+
+  it('If-None-Match per RFC 9110: a match, W/, a list or * → 304 with no body; another tag → 200', async () => {
+    const first = await env.call('GET', `/api/cars/${carId}`, { token });
+    const etag = first.headers.get('etag')!;
+    for (const inm of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const r = await env.call('GET', `/api/cars/${carId}`, { token, headers: { 'If-None-Match': inm } });
+      expect(r.status, inm).toBe(304);
+      expect(r.text).toBe('');
+      expect(r.headers.get('etag')).toBe(etag);
+      expect(r.headers.get('cache-control')).toMatch(/max-age/);
+    }
+    const miss = await env.call('GET', `/api/cars/${carId}`, {
+      token,
+      headers: { 'If-None-Match': '"nope"' },
+    });
+    expect(miss.status).toBe(200);
+    expect(miss.headers.get('etag')).toBe(etag);
+    expect(miss.text).toBe(first.text);
+  });
+
+  it('the ETag differs per format; the JSON tag does not match the XML representation', async () => {
+    const json = await env.call('GET', `/api/cars/${carId}`, { token });
+    const xml = await env.call('GET', `/api/cars/${carId}?format=xml`, { token });
+    expect(xml.headers.get('etag')).not.toBe(json.headers.get('etag'));
+    const r = await env.call('GET', `/api/cars/${carId}?format=xml`, {
+      token,
+      headers: { 'If-None-Match': json.headers.get('etag')! },
+    });
+    expect(r.status).toBe(200);
+  });
+
+  it('a cache hit and a 304 run no SQL', async () => {
+    const first = await env.call('GET', `/api/cars/${carId}`, { token });
+    env.sql.length = 0;
+    const hit = await env.call('GET', `/api/cars/${carId}`, { token });
+    expect(hit.status).toBe(200);
+    expect(hit.text).toBe(first.text);
+    const notModified = await env.call('GET', `/api/cars/${carId}`, {
+      token,
+      headers: { 'If-None-Match': first.headers.get('etag')! },
+    });
+    expect(notModified.status).toBe(304);
+    expect(env.sql).toEqual([]);
+    // A different caller has its own entry: that one runs the query.
+    await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    expect(env.sql.length).toBeGreaterThan(0);
+  });
+
+  it('a PATCH makes the next GET fresh for every caller', async () => {
+    const mine = await env.call('GET', `/api/cars/${carId}`, { token });
+    const ops = await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    const list = await env.call('GET', '/api/cars', { token: opsToken });
+    const p = await env.call('PATCH', `/api/cars/${carId}`, { token, body: { Model: 'Yaris' } });
+    expect(p.status).toBe(202);
+    for (const [t, before, path] of [
+      [token, mine, `/api/cars/${carId}`],
+      [opsToken, ops, `/api/cars/${carId}`],
+      [opsToken, list, '/api/cars'],
+    ] as const) {
+      const r = await env.call('GET', path, {
+        token: t,
+        headers: { 'If-None-Match': before.headers.get('etag')! },
+      });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('etag')).not.toBe(before.headers.get('etag'));
+      expect(r.text).toContain('Yaris');
+    }
+  });
+
+  it('a mutation through /graphql makes cached REST GETs stale too', async () => {
+    const before = await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    const g = await env.call('POST', '/graphql', {
+      token,
+      body: {
+        query: 'mutation($id: UUID!) { updateCar(id: $id, input: { model: "Camry" }) { id model } }',
+        variables: { id: carId },
+      },
+    });
+    expect(g.json.data.updateCar.model).toBe('Camry');
+    const after = await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    expect(after.json.Car.Model).toBe('Camry');
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
+  it('a change to an embedded resource (the profile) makes the account stale', async () => {
+    const before = await env.call('GET', `/api/useraccounts/${owner.id}`, { token });
+    await env.call('PATCH', `/api/profiles/${owner.profileId}`, { token, body: { FirstName: 'Augusta' } });
+    const after = await env.call('GET', `/api/useraccounts/${owner.id}`, { token });
+    expect(after.json.UserAccount.Profile.FirstName).toBe('Augusta');
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
+  it('GET /api/cars?embed=all costs the same number of statements for 10 and 100 cars', async () => {
+    const owners = [owner.id, (await createUser(env.h)).id, (await createUser(env.h)).id];
+    await seedCars(env.h, owners, 100);
+    const count = async (limit: number) => {
+      env.sql.length = 0;
+      const r = await env.call('GET', `/api/cars?embed=all&limit=${limit}`, { token: opsToken });
+      expect(r.status).toBe(200);
+      expect(r.json.Cars).toHaveLength(limit);
+      expect(r.json.Cars.every((c: any) => c.Rating && c.Verifications.length > 0 && c.Owner?.Rating)).toBe(
+        true,
+      );
+      return env.sql.length;
+    };
+    const ten = await count(10);
+    const hundred = await count(100);
+    expect(hundred).toBe(ten);
+    expect(ten).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('two instances sharing Redis', () => {
+  const REDIS_URL = 'redis://127.0.0.1:6379/7';
+  let a: RestEnv;
+  let b: RestEnv;
+  beforeAll(async () => {
+    const redis = new Redis(REDIS_URL);
+    await redis.flushdb();
+    await redis.quit();
+    a = await startRest({ REDIS_URL });
+    b = await startRest({ REDIS_URL });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('a PATCH on one instance makes the other instance’s next GET fresh', async () => {
+    await a.h.reset();
+    const owner = await createUser(a.h);
+    const ta = a.tokenFor(owner.actor);
+    const tb = b.tokenFor(owner.actor);
+    const carId = (await a.call('POST', '/api/cars', { token: ta, body: CAR })).json.Car.Id;
+    const onB = await b.call('GET', `/api/cars/${carId}`, { token: tb });
+    // The entry B stored is a hit on A as well: the cache is shared.
+    a.sql.length = 0;
+    const onA = await a.call('GET', `/api/cars/${carId}`, { token: ta });
+    expect(onA.text).toBe(onB.text);
+    expect(a.sql).toEqual([]);
+    expect(
+      (await a.call('PATCH', `/api/cars/${carId}`, { token: ta, body: { Model: 'Prius' } })).status,
+    ).toBe(202);
+    const fresh = await b.call('GET', `/api/cars/${carId}`, { token: tb });
+    expect(fresh.json.Car.Model).toBe('Prius');
+    expect(fresh.headers.get('etag')).not.toBe(onB.headers.get('etag'));
+  });
+});

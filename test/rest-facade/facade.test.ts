@@ -1,0 +1,132 @@
+// The facade on its own, handed a schema and an execute function: a failing execution is a masked 500,
+// rows naming unknown operations or arguments refuse to start, and documents are cached by shape.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFacade, type FacadeDeps } from '../../rest-facade/facade.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { modules } from '../../src/modules.js';
+
+const schema = buildSchema(modules);
+
+async function serve(deps: Partial<FacadeDeps>) {
+  const facade = createFacade({
+    schema,
+    publicUrl: 'https://localhost',
+    execute: async () => ({ data: null }),
+    ...deps,
+  });
+  const koa = new Koa();
+  koa.use(facade.middleware);
+  const server = http.createServer(koa.callback()).listen(0, '127.0.0.1');
+  await new Promise((ok) => server.once('listening', ok));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { facade, base, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+describe('a failing execution', () => {
+  const errors: unknown[] = [];
+  let s: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    s = await serve({
+      execute: async () => {
+        throw new Error('database on fire at /srv/app/src/db.ts:12');
+      },
+      onError: (err) => errors.push(err),
+    });
+  });
+  afterAll(async () => s.close());
+
+  it('is a 500 InternalServerError with the request id and nothing of the failure', async () => {
+    const r = await fetch(`${s.base}/api/cars`);
+    expect(r.status).toBe(500);
+    const body = (await r.json()) as any;
+    expect(body.ResponseStatus).toMatchObject({
+      ErrorCode: 'InternalServerError',
+      Errors: [],
+      Meta: { RequestId: expect.any(String) },
+    });
+    expect(JSON.stringify(body)).not.toMatch(/fire|db\.ts|stack/i);
+    expect(errors).toHaveLength(1);
+    const xml = await fetch(`${s.base}/api/cars?format=xml`);
+    expect(xml.status).toBe(500);
+    expect(await xml.text()).toContain('<ErrorCode>InternalServerError</ErrorCode>');
+  });
+
+  it('a GraphQL error without a known code is masked the same way', async () => {
+    const t = await serve({
+      execute: async () => ({ data: null, errors: [{ message: 'secret detail', extensions: {} }] }),
+    });
+    try {
+      const body = (await (await fetch(`${t.base}/api/cars`)).json()) as any;
+      expect(body.ResponseStatus.ErrorCode).toBe('InternalServerError');
+      expect(JSON.stringify(body)).not.toContain('secret detail');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('leaves paths outside /api, and /api/oauth, to the next middleware', async () => {
+    expect((await fetch(`${s.base}/graphql`)).status).toBe(404);
+    expect(await (await fetch(`${s.base}/api/oauth/jwks`)).text()).toBe('Not Found');
+    expect(((await (await fetch(`${s.base}/api/nothing`)).json()) as any).ResponseStatus.ErrorCode).toBe(
+      'NotFound',
+    );
+  });
+});
+
+describe('the route table', () => {
+  it('refuses a row whose operation or path argument the schema lacks', () => {
+    const execute = async () => ({ data: null });
+    const row = { method: 'GET', path: '/things/{Id}', summary: 'x' } as const;
+    expect(() =>
+      createFacade({
+        schema,
+        publicUrl: 'https://x',
+        execute,
+        routes: [{ routes: [{ ...row, operation: 'things' }] }],
+      }),
+    ).toThrow(/no query things/);
+    expect(() =>
+      createFacade({
+        schema,
+        publicUrl: 'https://x',
+        execute,
+        routes: [{ routes: [{ ...row, operation: 'car', path: '/cars/{CarId}' }] }],
+      }),
+    ).toThrow(/no argument carId/);
+  });
+
+  it('caches one validated document per shape', async () => {
+    const seen: unknown[] = [];
+    const t = await serve({
+      execute: async (doc) => {
+        seen.push(doc);
+        return {
+          data: {
+            cars: {
+              total: 0,
+              limit: 1,
+              offset: 0,
+              sort: { by: 'make', direction: 'Ascending' },
+              distinct: null,
+              nodes: [],
+            },
+          },
+        };
+      },
+    });
+    try {
+      for (const q of ['limit=1', 'limit=2&sort=make', 'LIMIT=3', 'filter=make', 'filter=Make'])
+        await fetch(`${t.base}/api/cars?${q}`);
+      // Same arguments and selection → the same document object; a filter is another shape.
+      expect(seen[0]).toBe(seen[2]);
+      expect(seen[3]).toBe(seen[4]);
+      expect(seen[0]).not.toBe(seen[1]);
+      expect(t.facade.documents.size).toBe(3);
+    } finally {
+      await t.close();
+    }
+  });
+});

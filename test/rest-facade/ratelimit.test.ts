@@ -1,0 +1,147 @@
+// CONTRACT §10 rate limits: per caller and per class in fixed one-minute windows, RateLimit-* on every
+// response, 429 with Retry-After and TooManyRequests in the negotiated format; shared through Redis.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateLimits } from '../../rest-facade/ratelimit.js';
+import { createUser } from '../factories/accounts.js';
+import { type RestEnv, startRest } from './support.js';
+
+const LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '3',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2',
+  RATE_LIMIT_AUTH_PER_MINUTE: '2',
+};
+
+describe('in memory', () => {
+  let env: RestEnv;
+  beforeAll(async () => {
+    env = await startRest(LIMITS);
+    await env.h.reset();
+  });
+  afterAll(async () => env?.close());
+
+  it('counts per caller: headers count down, then 429 with Retry-After and a TooManyRequests body', async () => {
+    const me = await createUser(env.h);
+    const token = env.tokenFor(me.actor);
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await env.call('GET', `/api/useraccounts/${me.id}`, { token });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-limit')).toBe('3');
+      expect(Number(r.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+      expect(Number(r.headers.get('ratelimit-reset'))).toBeLessThanOrEqual(60);
+      remaining.push(r.headers.get('ratelimit-remaining')!);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    const limited = await env.call('GET', `/api/useraccounts/${me.id}`, { token });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(limited.json.ResponseStatus).toMatchObject({ ErrorCode: 'TooManyRequests', Errors: [] });
+    const xml = await env.call('GET', `/api/useraccounts/${me.id}?format=xml`, { token });
+    expect(xml.status).toBe(429);
+    expect(xml.text).toContain('<ErrorCode>TooManyRequests</ErrorCode>');
+    // Another token of the same person shares the count; another person has their own.
+    expect(
+      (await env.call('GET', `/api/useraccounts/${me.id}`, { token: env.tokenFor(me.actor) })).status,
+    ).toBe(429);
+    const other = await createUser(env.h);
+    expect(
+      (await env.call('GET', `/api/useraccounts/${other.id}`, { token: env.tokenFor(other.actor) })).status,
+    ).toBe(200);
+  });
+
+  it('sign-up POSTs are their own class per IP, apart from anonymous GETs; /graphql is limited too', async () => {
+    const body = (n: number) => ({
+      Username: `limit${n}@example.com`,
+      Password: 'a long and unusual passphrase',
+      FirstName: 'A',
+      LastName: 'B',
+    });
+    const signUps = [];
+    for (let i = 0; i < 3; i++)
+      signUps.push((await env.call('POST', '/api/useraccounts', { body: body(i) })).status);
+    expect(signUps).toEqual([201, 201, 429]);
+    // The token endpoint is in the same class: this IP has used it up.
+    const tokenPost = await env.call('POST', '/api/oauth/token', {
+      body: 'grant_type=client_credentials',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(tokenPost.status).toBe(429);
+    expect(tokenPost.json.ResponseStatus.ErrorCode).toBe('TooManyRequests');
+    const anon = [];
+    for (let i = 0; i < 3; i++) anon.push((await env.call('GET', '/healthz')).status);
+    expect(anon).toEqual([200, 200, 429]);
+    const gql = await env.call('POST', '/graphql', { body: { query: '{ _ping }' } });
+    expect(gql.status).toBe(429);
+    expect(gql.headers.get('ratelimit-limit')).toBe('2');
+  });
+});
+
+describe('shared by instances through Redis', () => {
+  const REDIS_URL = 'redis://127.0.0.1:6379/8';
+  let a: RestEnv;
+  let b: RestEnv;
+  beforeAll(async () => {
+    const redis = new Redis(REDIS_URL);
+    await redis.flushdb();
+    await redis.quit();
+    a = await startRest({ ...LIMITS, REDIS_URL });
+    b = await startRest({ ...LIMITS, REDIS_URL });
+    await a.h.reset();
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('one caller’s requests count on both instances', async () => {
+    const me = await createUser(a.h);
+    const statuses = [];
+    for (const env of [a, b, a, b]) {
+      const r = await env.call('GET', `/api/useraccounts/${me.id}`, { token: env.tokenFor(me.actor) });
+      statuses.push(r.status);
+      if (r.status === 429) {
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe('the window', () => {
+  it('lets requests through again once it has passed', async () => {
+    const koa = new Koa();
+    koa.use(
+      rateLimits({
+        perMinute: 1,
+        anonymousPerMinute: 1,
+        authPerMinute: 1,
+        windowMs: 300,
+        identify: async () => ({ subject: null, key: 'anonymous' }),
+        publicUrl: 'https://localhost',
+      }),
+    );
+    koa.use((ctx) => {
+      ctx.body = 'ok';
+    });
+    const server = http.createServer(koa.callback()).listen(0, '127.0.0.1');
+    await new Promise((ok) => server.once('listening', ok));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/x`;
+    try {
+      expect((await fetch(url)).status).toBe(200);
+      const limited = await fetch(url);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBe(1);
+      await new Promise((ok) => setTimeout(ok, 350));
+      expect((await fetch(url)).status).toBe(200);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,148 @@
+// The REST facade over real HTTPS on the test database: a service with a test Authenticator (token → Actor),
+// a GraphQL harness on the same database for factories and comparisons, and SQL statement counting.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { Agent, fetch } from 'undici';
+import { inject } from 'vitest';
+import type { Actor } from '../../src/auth/actor.js';
+import { type Authenticator, bearerToken } from '../../src/auth/authenticate.js';
+import { loadConfig } from '../../src/config.js';
+import { openOrm } from '../../src/db/orm.js';
+import { entities } from '../../src/modules.js';
+import { type Service, startService } from '../../src/service.js';
+import { unauthorized } from '../../src/shared/errors.js';
+import { anonymous } from '../support/actors.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+export const PUBLIC_URL = 'https://carshare.test';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, when it is JSON. */
+  json: any;
+}
+
+export interface CallOptions {
+  token?: string | undefined;
+  /** A JSON body (objects) or a raw body (strings, with your own Content-Type). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RestEnv {
+  h: Harness;
+  service: Service;
+  origin: string;
+  /** SQL statements the service ran since the last `sql.length = 0`. */
+  sql: string[];
+  /** A bearer token standing for this actor. */
+  tokenFor(actor: Actor): string;
+  call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export async function startRest(env: Record<string, string> = {}): Promise<RestEnv> {
+  const h = await createHarness();
+  const tokens = new Map<string, Actor>();
+  const authenticator: Authenticator = {
+    async actorFor(authorization) {
+      const token = bearerToken(authorization);
+      if (token === undefined) return anonymous;
+      const actor = tokens.get(token);
+      if (!actor) throw unauthorized('The access token is not valid');
+      return actor;
+    },
+  };
+  const sql: string[] = [];
+  const url = inject('databaseUrl');
+  const orm = await openOrm(url, entities as never, { pool: 5, onQuery: (s) => sql.push(s) });
+  const dataDir = mkdtempSync(join(tmpdir(), 'carshare-rest-'));
+  const config = loadConfig({
+    PORT: '0',
+    HTTP_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: url,
+    PUBLIC_URL,
+    LOG_LEVEL: 'silent',
+    OPS_EMAIL: 'ops@example.com',
+    OPS_PASSWORD: 'operator passphrase for tests',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+    RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+    ...env,
+  });
+  const service = await startService({
+    config,
+    log: pino({ level: 'silent' }),
+    timers: false,
+    clock: h.clock,
+    authenticator,
+    db: { orm, url, embedded: null, close: () => orm.close(true) },
+  });
+  const agent = new Agent({ connect: { ca: service.cert } });
+  const origin = `https://localhost:${service.port}`;
+  return {
+    h,
+    service,
+    origin,
+    sql,
+    tokenFor(actor) {
+      const t = randomBytes(12).toString('hex');
+      tokens.set(t, actor);
+      return t;
+    },
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+      let body: string | undefined;
+      if (typeof opts.body === 'string') body = opts.body;
+      else if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        headers,
+        dispatcher: agent,
+        ...(body === undefined ? {} : { body }),
+      });
+      const text = await res.text();
+      let json: unknown;
+      if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') json = JSON.parse(text);
+      return { status: res.status, headers: res.headers, text, json };
+    },
+    async close() {
+      await service.stop();
+      await orm.close(true);
+      await agent.close();
+      await h.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every object key at every depth starts with a capital letter. */
+export function pascalDeep(v: unknown): boolean {
+  if (Array.isArray(v)) return v.every(pascalDeep);
+  if (v !== null && typeof v === 'object')
+    return Object.entries(v).every(([k, x]) => /^[A-Z]/.test(k) && pascalDeep(x));
+  return true;
+}
+
+/** GraphQL data in REST terms, as the facade should show it: PascalCase keys, nulls omitted. */
+export function restOf(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(restOf);
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k.charAt(0).toUpperCase() + k.slice(1), restOf(x)]),
+    );
+  return v;
+}
