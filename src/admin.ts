@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { createUserAccount } from './accounts/account.commands.js';
 import { type Actor, apiScopes } from './auth/actor.js';
+import { createClientFromCli } from './clientapps/client-application.cli.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { entities } from './modules.js';
@@ -43,6 +44,7 @@ const commands: Record<string, Command> = {
     );
     return { Id: account.id, Username: account.username, Roles: account.roles };
   },
+  'create-client': createClientFromCli,
 };
 
 async function main(): Promise<number> {

@@ -5,24 +5,47 @@ import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
+import { Redis } from 'ioredis';
 import Koa from 'koa';
+import mount from 'koa-mount';
+import { memoryCache, redisCache } from '../rest-facade/cache.js';
+import { createFacade } from '../rest-facade/facade.js';
+import { rateLimits } from '../rest-facade/ratelimit.js';
+import type { Actor } from './auth/actor.js';
 import type { Authenticator } from './auth/authenticate.js';
+import { asHttpError, bearerChallenge, bearerChallengePlugin } from './auth/challenge.js';
+import { type AuthServer, OAUTH_PATH } from './auth/oauth.server.js';
 import type { Config } from './config.js';
 import { migrationsPending } from './db/migrate.js';
 import type { Orm } from './db/orm.js';
 import { type Context, createContext } from './graphql/context.js';
 import { formatError } from './graphql/errors.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { Clock } from './shared/clock.js';
 import { type ErrorCode, httpStatus, isDomainError, responseStatus } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'TRUST_PROXY' | 'PUBLIC_URL'>;
+  config: Pick<Config, 'TRUST_PROXY' | 'PUBLIC_URL'> &
+    Partial<
+      Pick<
+        Config,
+        | 'REDIS_URL'
+        | 'RATE_LIMIT_PER_MINUTE'
+        | 'RATE_LIMIT_ANONYMOUS_PER_MINUTE'
+        | 'RATE_LIMIT_AUTH_PER_MINUTE'
+      >
+    >;
   orm: Orm;
   schema: GraphQLSchema;
   log: Logger;
   clock: Clock;
   authenticator: Authenticator;
+  /** The authorization server, mounted at /api/oauth when given. */
+  oauth?: Pick<AuthServer, 'provider' | 'cookieKeys' | 'interactions'>;
+  /** Prometheus metrics; a fresh registry when not given. */
+  metrics?: Metrics;
+  metricsToken?: string | undefined;
 }
 
 export interface App {
@@ -35,6 +58,12 @@ export interface App {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** The caller as the REST facade keys it: rate limits per subject, cached GETs per subject and rights. */
+const callerOf = (a: Actor) => ({
+  subject: a.id ? `${a.kind}:${a.id}` : null,
+  key: `${a.kind}:${a.id ?? ''}:${a.roles.join(' ')}:${a.scopes.join(' ')}`,
+});
+
 function sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void {
   ctx.status = httpStatus[code];
   ctx.type = 'application/json';
@@ -43,6 +72,7 @@ function sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Re
 
 export async function createApp(deps: AppDeps): Promise<App> {
   const { orm, log, clock, authenticator } = deps;
+  const metrics = deps.metrics ?? createMetrics();
 
   const contextFor = async (
     authorization: string | undefined,
@@ -60,6 +90,22 @@ export async function createApp(deps: AppDeps): Promise<App> {
     stopOnTerminationSignals: false,
     introspection: true,
     plugins: [
+      metrics.graphqlPlugin,
+      bearerChallengePlugin<Context>(),
+      // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.
+      {
+        async requestDidStart() {
+          return {
+            async willSendResponse(rc) {
+              if (rc.operation?.operation !== 'mutation') return;
+              const fields = rc.operation.selectionSet.selections.flatMap((s) =>
+                s.kind === 'Field' ? [s.name.value] : [],
+              );
+              await facade.invalidateAfter(fields);
+            },
+          };
+        },
+      },
       {
         async requestDidStart() {
           return {
@@ -118,6 +164,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  koa.use(metrics.middleware);
+
   // Behind a TLS-terminating proxy, a request that reached the proxy over plain HTTP is refused too.
   koa.use(async (ctx, next) => {
     if (
@@ -133,7 +181,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     try {
       await next();
     } catch (err) {
-      if (isDomainError(err)) return sendError(ctx, err.code, err.message, err.details.meta);
+      if (isDomainError(err)) {
+        const challenge = bearerChallenge(err.code, err.details.meta);
+        if (challenge) ctx.set('WWW-Authenticate', challenge.header);
+        return sendError(ctx, err.code, err.message, err.details.meta);
+      }
       const status = (err as { status?: unknown }).status;
       if (status === 413) return sendError(ctx, 'PayloadTooLarge', 'The request body is larger than 1 MiB');
       if (status === 415)
@@ -151,7 +203,23 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  // Shared by instances through Redis when configured: rate-limit counters and REST cache invalidation.
+  const redis = deps.config.REDIS_URL ? new Redis(deps.config.REDIS_URL, { lazyConnect: false }) : undefined;
+  const identify = async (authorization: string | undefined) =>
+    callerOf(await authenticator.actorFor(authorization));
+  koa.use(
+    rateLimits({
+      perMinute: deps.config.RATE_LIMIT_PER_MINUTE ?? 600,
+      anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE ?? 60,
+      authPerMinute: deps.config.RATE_LIMIT_AUTH_PER_MINUTE ?? 10,
+      redis,
+      identify,
+      publicUrl: deps.config.PUBLIC_URL,
+    }),
+  );
+
   const router = new Router();
+  router.get('/metrics', metrics.handler(deps.metricsToken));
   router.get('/healthz', (ctx) => {
     ctx.body = { Status: 'Ok' };
   });
@@ -167,8 +235,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   });
   const graphql = koaMiddleware(apollo, {
+    // A bad token is an HTTP 401 with its RFC 6750 challenge, not a 500.
     context: async ({ ctx }) =>
-      contextFor(ctx.get('Authorization') || undefined, ctx.state.requestId as string),
+      contextFor(ctx.get('Authorization') || undefined, ctx.state.requestId as string).catch((e) => {
+        throw asHttpError(e);
+      }),
   });
   router.all(
     '/graphql',
@@ -177,10 +248,42 @@ export async function createApp(deps: AppDeps): Promise<App> {
   );
   koa.use(router.routes()).use(router.allowedMethods());
 
+  // The authorization server: its sign-in and consent pages, then oidc-provider, which writes its cookies through
+  // this app's context and so needs the same keys.
+  if (deps.oauth) {
+    koa.keys = deps.oauth.cookieKeys;
+    koa.use(deps.oauth.interactions.routes());
+    koa.use(mount(OAUTH_PATH, deps.oauth.provider));
+  }
+
+  // The REST facade at /api (not /api/oauth): same Apollo execution and context as /graphql.
+  const facade = createFacade({
+    schema: deps.schema,
+    publicUrl: deps.config.PUBLIC_URL,
+    execute: async (document, variables, authorization, requestId) => {
+      const contextValue = await contextFor(authorization, requestId);
+      const res = await apollo.executeOperation({ query: document, variables }, { contextValue });
+      if (res.body.kind !== 'single') throw new Error('expected a single GraphQL result');
+      return res.body.singleResult;
+    },
+    identify,
+    cache: redis ? redisCache(redis) : memoryCache(),
+    onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
+  });
+  koa.use(facade.middleware);
+
   koa.use((ctx) => {
     if (ctx.status === 404 && ctx.body === undefined)
       sendError(ctx, 'NotFound', `No route for ${ctx.method} ${ctx.path}`);
   });
 
-  return { koa, apollo, contextFor, stop: () => apollo.stop() };
+  return {
+    koa,
+    apollo,
+    contextFor,
+    async stop() {
+      await apollo.stop();
+      await redis?.quit();
+    },
+  };
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createUserAccount } from './accounts/account.commands.js';
 import { type Actor, apiScopes } from './auth/actor.js';
+import { ensureDashboardClient } from './clientapps/first-party.js';
 import type { Orm } from './db/orm.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
@@ -11,7 +12,14 @@ const system: Actor = { kind: 'clientapplication', id: null, roles: [], scopes: 
 
 export async function bootstrap(
   orm: Orm,
-  opts: { email?: string | undefined; password?: string | undefined; clock: Clock; log: Logger },
+  opts: {
+    email?: string | undefined;
+    password?: string | undefined;
+    /** When given, the dashboard's client application is created (or its redirect URI kept current). */
+    publicUrl?: string;
+    clock: Clock;
+    log: Logger;
+  },
 ) {
   const em = orm.em.fork();
   // Under the migration lock's sibling: one instance creates the operator, the others find it.
@@ -46,4 +54,5 @@ export async function bootstrap(
           'Sign in to /dashboard with it. This password is shown only once.\n\n',
       );
   });
+  if (opts.publicUrl) await ensureDashboardClient(orm, { publicUrl: opts.publicUrl, clock: opts.clock });
 }

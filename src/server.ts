@@ -69,7 +69,9 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
       onConnect: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
         try {
-          await app.contextFor(typeof auth === 'string' ? auth : undefined);
+          // CONTRACT §8: a missing token closes the connection like a bad one.
+          if (typeof auth !== 'string' || auth.trim() === '') throw new Error('no token');
+          await app.contextFor(auth);
           return true;
         } catch {
           ctx.extra.socket.close(4401, 'Unauthorized');

@@ -1,17 +1,26 @@
 // Starts and stops the whole service: database, GraphQL, listeners and background timers.
 import { createApp } from './app.js';
 import type { Authenticator } from './auth/authenticate.js';
-import { noTokens } from './auth/authenticate.js';
+import { type AuthServer, createAuthServer } from './auth/oauth.server.js';
+import { bookingPolicy } from './bookings/booking.policy.js';
+import { startBookingTimers } from './bookings/booking.timers.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
+import { type EventBus, localBus, redisBus } from './events/bus.js';
 import { buildSchema } from './graphql/schema.js';
-import { entities, modules } from './modules.js';
+import { composeModules, entities } from './modules.js';
 import { listen } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { loadCertificate } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
+import {
+  startWebhooks,
+  type WebhookRuntime,
+  type WebhookRuntimeOptions,
+  webhookSettings,
+} from './webhooks/webhooks.runtime.js';
 
 export interface Service {
   port: number;
@@ -29,8 +38,13 @@ export interface ServiceOptions {
   authenticator?: Authenticator;
   /** An already open database (tests); otherwise the configured one is opened and closed with the service. */
   db?: Database;
-  /** Background sweeps (verification expiry); off in tests, which call the commands with their own clock. */
+  /** Background sweeps (verification expiry, booking timers); off in tests, which run them with their own clock. */
   timers?: boolean;
+  /**
+   * Webhook fan-out and delivery workers: on with the timers unless given. Tests pass overrides (a fast retry
+   * schedule, short polls, a CA for their receivers) or `false`.
+   */
+  webhooks?: Partial<Omit<WebhookRuntimeOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'bus'>> | false;
 }
 
 const SWEEP_MS = 60_000;
@@ -47,16 +61,48 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       onMigrated: (applied) => log.info({ applied }, 'applied database migrations'),
     }));
   const ownsDb = !opts.db;
+  let auth: AuthServer | undefined;
+  let bus: EventBus | undefined;
+  let webhooks: WebhookRuntime | undefined;
   try {
-    await bootstrap(db.orm, { email: config.OPS_EMAIL, password: config.OPS_PASSWORD, clock, log });
-    const schema = buildSchema(modules);
+    await bootstrap(db.orm, {
+      email: config.OPS_EMAIL,
+      password: config.OPS_PASSWORD,
+      publicUrl: config.PUBLIC_URL,
+      clock,
+      log,
+    });
+    auth = await createAuthServer({
+      config,
+      orm: db.orm,
+      databaseUrl: db.url,
+      clock,
+      log,
+      timers: opts.timers !== false,
+    });
+    // Committed events for GraphQL subscriptions, shared by instances through Redis when configured.
+    bus = config.REDIS_URL
+      ? await redisBus(config.REDIS_URL, new URL(db.url).pathname.slice(1) || 'carshare', log)
+      : localBus();
+    const schema = buildSchema(
+      composeModules({
+        bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
+        webhooks: {
+          allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          bus,
+        },
+      }),
+    );
     const app = await createApp({
       config,
+      metricsToken: config.METRICS_TOKEN,
       orm: db.orm,
       schema,
       log,
       clock,
-      authenticator: opts.authenticator ?? noTokens,
+      authenticator: opts.authenticator ?? auth.authenticator,
+      oauth: auth,
     });
     const tls = await loadCertificate({
       dataDir: config.DATA_DIR,
@@ -81,7 +127,21 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       }, SWEEP_MS);
       sweep.unref();
       timers.push(sweep);
+      // Booking timers (expire, no-show, auto-complete): every instance sweeps; SKIP LOCKED shares the work.
+      const policy = bookingPolicy(config.BOOKING_LEAD_MINUTES);
+      timers.push(startBookingTimers({ orm: db.orm, clock, policy, log }));
     }
+    // Fan-out and delivery run in every instance; claims with SKIP LOCKED and leases share the work.
+    if (opts.webhooks !== undefined ? opts.webhooks !== false : opts.timers !== false)
+      webhooks = await startWebhooks({
+        orm: db.orm,
+        databaseUrl: db.url,
+        clock,
+        log,
+        bus,
+        ...webhookSettings(config),
+        ...(opts.webhooks || {}),
+      });
 
     return {
       port: listeners.port,
@@ -93,10 +153,16 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         for (const t of timers) clearInterval(t);
         await listeners.close();
         await app.stop();
+        await webhooks?.stop();
+        await bus?.close();
+        await auth?.close();
         if (ownsDb) await db.close();
       },
     };
   } catch (e) {
+    await webhooks?.stop();
+    await bus?.close();
+    await auth?.close();
     if (ownsDb) await db.close();
     throw e;
   }

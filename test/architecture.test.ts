@@ -40,6 +40,7 @@ const subdomains = [
   'src/bookings',
   'src/clientapps',
   'src/webhooks',
+  'src/reports',
   'src/dashboard',
 ];
 

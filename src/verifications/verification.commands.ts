@@ -113,7 +113,8 @@ export async function submitVerification(
   const v = await ctx.em.findOne(Verification, { id });
   if (!v || !canSee(ctx.actor, v)) throw notFound('Verification');
   // Only the subject submits evidence; others who can see the record (ops) are refused, not misled.
-  if (!isSelf(ctx.actor, v.subjectUserId)) throw forbidden('Only the subject of a verification submits its evidence');
+  if (!isSelf(ctx.actor, v.subjectUserId))
+    throw forbidden('Only the subject of a verification submits its evidence');
   requireScope(ctx.actor, v.subjectType === 'Car' ? 'cars:write' : 'account:write');
   if (v.status === 'Verified') throw invalidState(v.status, 'This verification is already Verified');
   const now = ctx.clock.now();

@@ -89,10 +89,16 @@ describe('npm start without DATABASE_URL (embedded PostgreSQL)', () => {
 
   it('on SIGTERM finishes the requests in flight, then exits 0', async () => {
     const dataDir = tempDir();
-    const p = await startProcess({ DATA_DIR: dataDir, OPS_EMAIL: 'ops@example.com', OPS_PASSWORD: 'operator passphrase 1' });
+    const p = await startProcess({
+      DATA_DIR: dataDir,
+      OPS_EMAIL: 'ops@example.com',
+      OPS_PASSWORD: 'operator passphrase 1',
+    });
     await waitReady(p, dataDir);
     // Sign-ups hash passwords (tens of milliseconds each), so several are still running when the signal lands.
-    const inFlight = Array.from({ length: 6 }, (_, i) => graphql(p, dataDir, SIGN_UP, { u: `inflight${i}@example.com` }));
+    const inFlight = Array.from({ length: 6 }, (_, i) =>
+      graphql(p, dataDir, SIGN_UP, { u: `inflight${i}@example.com` }),
+    );
     await new Promise((r) => setTimeout(r, 15));
     const code = p.stop('SIGTERM');
     const results = await Promise.all(inFlight);

@@ -8,6 +8,7 @@ import type { Actor } from '../../src/auth/actor.js';
 import { noTokens } from '../../src/auth/authenticate.js';
 import { type Orm, openOrm } from '../../src/db/orm.js';
 import { createContext } from '../../src/graphql/context.js';
+import type { DomainModule } from '../../src/graphql/module.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { entities, modules } from '../../src/modules.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -50,7 +51,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(opts: { now?: string } = {}): Promise<Harness> {
+/** `modules` replaces the service's module list (e.g. to wire a port the way a later subdomain will). */
+export async function createHarness(opts: { now?: string; modules?: DomainModule[] } = {}): Promise<Harness> {
   const sql: string[] = [];
   const logs: Record<string, unknown>[] = [];
   const orm = await openOrm(inject('databaseUrl'), entities as never, {
@@ -69,7 +71,7 @@ export async function createHarness(opts: { now?: string } = {}): Promise<Harnes
   const app = await createApp({
     config: { TRUST_PROXY: false, PUBLIC_URL: 'https://localhost:8443' },
     orm,
-    schema: buildSchema(modules),
+    schema: buildSchema(opts.modules ?? modules),
     log,
     clock,
     authenticator: noTokens,

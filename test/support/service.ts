@@ -32,6 +32,10 @@ export async function startTestService(
     LOG_LEVEL: 'silent',
     OPS_EMAIL: 'ops@example.com',
     OPS_PASSWORD: 'operator passphrase for tests',
+    // Suites make many calls a minute; the rate-limit tests set their own limits.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+    RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
     ...opts.env,
   });
   const service = await startService({

@@ -1,4 +1,16 @@
 // Committed migrations, applied in this order. One file per change; never edit one that has shipped.
 import { Migration20261125000100_core } from './Migration20261125000100_core.js';
+import { Migration20261125000200_cars } from './Migration20261125000200_cars.js';
+import { Migration20261125000300_feedback } from './Migration20261125000300_feedback.js';
+import { Migration20261125000400_oauth } from './Migration20261125000400_oauth.js';
+import { Migration20261125000500_webhooks } from './Migration20261125000500_webhooks.js';
+import { Migration20261125000600_bookings } from './Migration20261125000600_bookings.js';
 
-export const migrations = [{ name: 'Migration20261125000100_core', class: Migration20261125000100_core }];
+export const migrations = [
+  { name: 'Migration20261125000100_core', class: Migration20261125000100_core },
+  { name: 'Migration20261125000200_cars', class: Migration20261125000200_cars },
+  { name: 'Migration20261125000300_feedback', class: Migration20261125000300_feedback },
+  { name: 'Migration20261125000400_oauth', class: Migration20261125000400_oauth },
+  { name: 'Migration20261125000500_webhooks', class: Migration20261125000500_webhooks },
+  { name: 'Migration20261125000600_bookings', class: Migration20261125000600_bookings },
+];

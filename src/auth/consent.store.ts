@@ -1,0 +1,63 @@
+// Consent remembered per (user, app) until the user disconnects the app or the app is suspended or deleted, and
+// the oidc-provider Grant built from it: a second authorization, on any device, asks only for what is new.
+import type { Grant } from 'oidc-provider';
+import type { Orm } from '../db/orm.js';
+import { isApiScope, isOidcScope, splitScope } from './scope.catalogue.js';
+
+/** The API resource indicator: the audience of every access token we issue. */
+export const API_RESOURCE = 'urn:carshare:api';
+
+/**
+ * Adds scopes to a grant. `ops` is granted only by an operator; for anyone else it is recorded as refused, so
+ * it is never asked again and never reaches a token.
+ */
+export function grantScopes(grant: Grant, scopes: readonly string[], mayGrantOps: boolean): void {
+  const oidc = scopes.filter(isOidcScope);
+  const api = scopes.filter((s) => isApiScope(s) && (s !== 'ops' || mayGrantOps));
+  if (oidc.length > 0) grant.addOIDCScope(oidc.join(' '));
+  if (api.length > 0) grant.addResourceScope(API_RESOURCE, api.join(' '));
+  if (!mayGrantOps && scopes.includes('ops')) grant.rejectResourceScope(API_RESOURCE, 'ops');
+}
+
+/** Everything a grant allows, OpenID and API scopes together. */
+export const grantedScopes = (grant: Grant): string[] => [
+  ...splitScope(grant.getOIDCScope()),
+  ...splitScope(grant.getResourceScope(API_RESOURCE)),
+];
+
+export async function rememberedScopes(
+  orm: Orm,
+  accountId: string,
+  applicationId: string,
+): Promise<string[] | undefined> {
+  const rows = await orm.em
+    .fork()
+    .getConnection()
+    .execute<{ scope: string }[]>(
+      'select scope from oauth_consent where account_id = ? and client_application_id = ?',
+      [accountId, applicationId],
+    );
+  return rows[0] ? splitScope(rows[0].scope) : undefined;
+}
+
+/** Adds to what the user has approved for the app (consent only ever widens until disconnected). */
+export async function rememberConsent(
+  orm: Orm,
+  accountId: string,
+  applicationId: string,
+  scopes: readonly string[],
+  now: Date,
+): Promise<void> {
+  const before = (await rememberedScopes(orm, accountId, applicationId)) ?? [];
+  const scope = [...new Set([...before, ...scopes])].join(' ');
+  await orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `insert into oauth_consent (account_id, client_application_id, scope, granted_date_utc) values (?, ?, ?, ?)
+       on conflict (account_id, client_application_id) do update set scope = excluded.scope,
+         granted_date_utc = excluded.granted_date_utc`,
+      [accountId, applicationId, scope, now],
+      'run',
+    );
+}

@@ -1,0 +1,82 @@
+// The resource server, in-process: a bearer token becomes the Actor of CONTRACT §4. The token is found through
+// oidc-provider (opaque, looked up by its hash), then checked as the userinfo endpoint would: expiry to the second
+// (find() tolerates 15 s), audience, no sender binding, client application still active, grant still present,
+// account still active. Good answers are cached briefly; see token.cache.ts for how they are forgotten.
+import type Provider from 'oidc-provider';
+import type { Orm } from '../db/orm.js';
+import { DomainError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
+import { findAccount } from './account.lookup.js';
+import { type Actor, roles as allRoles, anonymous, clientActor, type Role, type Scope } from './actor.js';
+import { type Authenticator, bearerToken } from './authenticate.js';
+import { INVALID_TOKEN } from './challenge.js';
+import { API_RESOURCE } from './consent.store.js';
+import { tokenHash } from './oauth.adapter.js';
+import { APPLICATION_ID } from './oauth.clients.js';
+import { isScope, splitScope } from './scope.catalogue.js';
+import { type CachedToken, TokenCache } from './token.cache.js';
+
+export interface TokenAuthenticator extends Authenticator {
+  close(): Promise<void>;
+}
+
+const invalid = () =>
+  new DomainError('Unauthorized', 'The access token is invalid, expired or revoked', {
+    meta: { Reason: INVALID_TOKEN },
+  });
+
+const tokenScopes = (scope: string | undefined): Scope[] => splitScope(scope).filter(isScope);
+
+async function check(provider: Provider, orm: Orm, value: string): Promise<CachedToken | undefined> {
+  const token = (await provider.AccessToken.find(value)) ?? (await provider.ClientCredentials.find(value));
+  if (!token || token.isExpired || !token.exp) return undefined;
+  const aud = Array.isArray(token.aud) ? token.aud : [token.aud];
+  if (aud.length !== 1 || aud[0] !== API_RESOURCE) return undefined;
+  if (token.jkt || token['x5t#S256'] || !token.clientId) return undefined;
+  // A suspended or deleted application is no client at all.
+  const client = await provider.Client.find(token.clientId);
+  if (!client) return undefined;
+  const scopes = tokenScopes(token.scope);
+  if (token.kind === 'ClientCredentials')
+    return {
+      actor: clientActor(String(client[APPLICATION_ID]), scopes),
+      exp: token.exp,
+      clientId: token.clientId,
+    };
+  const grant = await provider.Grant.find(token.grantId);
+  if (!grant || grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
+  const account = await findAccount(orm, token.accountId);
+  if (!account) return undefined;
+  const actor: Actor = {
+    kind: 'user',
+    id: account.id,
+    roles: account.roles.filter((r): r is Role => (allRoles as readonly string[]).includes(r)),
+    scopes,
+  };
+  return { actor, exp: token.exp, clientId: token.clientId, grantId: token.grantId, accountId: account.id };
+}
+
+export async function tokenAuthenticator(deps: {
+  provider: Provider;
+  orm: Orm;
+  databaseUrl: string;
+  log: Logger;
+}): Promise<TokenAuthenticator> {
+  const cache = new TokenCache();
+  const stopListening = await cache.listen(deps.databaseUrl, deps.log);
+  return {
+    async actorFor(authorization) {
+      const value = bearerToken(authorization);
+      if (value === undefined) return anonymous;
+      const key = tokenHash(value);
+      const cached = await cache.lookup(key, Date.now);
+      if (cached) return cached.actor;
+      const generation = cache.generation;
+      const found = await check(deps.provider, deps.orm, value);
+      if (!found) throw invalid();
+      cache.set(key, found, generation, Date.now());
+      return found.actor;
+    },
+    close: stopListening,
+  };
+}

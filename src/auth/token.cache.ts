@@ -1,0 +1,169 @@
+// A short in-memory cache of checked access tokens, cleared the moment a token, grant, account or client
+// application stops being valid: PostgreSQL announces those changes (triggers → NOTIFY carshare_auth) to every
+// instance. Before a cached answer is used, one trivial query on the listening connection makes sure every
+// announcement committed earlier has arrived (PostgreSQL sends pending notifications before it says it is ready
+// again), so a revocation is seen at once, on every instance. While the announcements cannot be heard, nothing is
+// cached.
+import pg from 'pg';
+import type { Logger } from '../shared/log.js';
+import type { Actor } from './actor.js';
+
+export interface CachedToken {
+  actor: Actor;
+  /** Token expiry, epoch seconds. */
+  exp: number;
+  clientId: string;
+  grantId?: string | undefined;
+  accountId?: string | undefined;
+}
+
+interface Entry extends CachedToken {
+  until: number;
+}
+
+export const CHANNEL = 'carshare_auth';
+const TTL_MS = 30_000;
+const MAX_ENTRIES = 10_000;
+const RECONNECT_MS = 1_000;
+
+export class TokenCache {
+  readonly #entries = new Map<string, Entry>();
+  #listening = false;
+  /** Bumped by every invalidation, so a lookup that raced one is not cached. */
+  #generation = 0;
+  #client: pg.Client | undefined;
+  /** The barrier query in flight, and the one queued behind it for callers that came after it started. */
+  #inFlight: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  get(key: string, nowMs: number): CachedToken | undefined {
+    const e = this.#entries.get(key);
+    if (!e) return undefined;
+    if (!this.#listening || e.until <= nowMs || e.exp * 1000 <= nowMs) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  /** A cached answer, once every invalidation committed before this call has been heard. */
+  async lookup(key: string, nowMs: () => number): Promise<CachedToken | undefined> {
+    if (!this.#entries.has(key)) return undefined;
+    try {
+      await this.#sync();
+    } catch {
+      return undefined;
+    }
+    return this.get(key, nowMs());
+  }
+
+  /** Coalesced: callers share a barrier query that started after they called. */
+  #sync(): Promise<void> {
+    const client = this.#client;
+    if (!client || !this.#listening) return Promise.reject(new Error('not listening'));
+    if (this.#queued) return this.#queued;
+    const start = () => {
+      const p = client.query('select 1').then(() => undefined);
+      this.#inFlight = p;
+      void p
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.#inFlight === p) this.#inFlight = undefined;
+        });
+      return p;
+    };
+    if (!this.#inFlight) return start();
+    const queued = this.#inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined;
+        return start();
+      });
+    this.#queued = queued;
+    return queued;
+  }
+
+  set(key: string, value: CachedToken, generation: number, nowMs: number): void {
+    if (!this.#listening || generation !== this.#generation) return;
+    if (this.#entries.size >= MAX_ENTRIES) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    this.#entries.set(key, { ...value, until: Math.min(nowMs + TTL_MS, value.exp * 1000) });
+  }
+
+  /** `token:<hash>`, `grant:<id>`, `account:<id>` or `client:<client id>`. */
+  forget(what: string): void {
+    this.#generation += 1;
+    const sep = what.indexOf(':');
+    const kind = what.slice(0, sep);
+    const id = what.slice(sep + 1);
+    if (kind === 'token') {
+      this.#entries.delete(id);
+      return;
+    }
+    for (const [key, e] of this.#entries) {
+      const hit =
+        (kind === 'grant' && e.grantId === id) ||
+        (kind === 'account' && e.accountId === id) ||
+        (kind === 'client' && e.clientId === id);
+      if (hit) this.#entries.delete(key);
+    }
+  }
+
+  clear(): void {
+    this.#generation += 1;
+    this.#entries.clear();
+  }
+
+  /** Listens for invalidations on a dedicated connection, reconnecting until closed. */
+  async listen(databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
+    let client: pg.Client | undefined;
+    let closed = false;
+    let timer: NodeJS.Timeout | undefined;
+    const lost = (err: unknown) => {
+      this.#listening = false;
+      this.#client = undefined;
+      this.clear();
+      if (closed) return;
+      log.warn({ err }, 'token cache: no invalidation channel; caching paused until it is back');
+      timer = setTimeout(() => void connect(), RECONNECT_MS);
+      timer.unref();
+    };
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      c.on('notification', (n) => {
+        if (n.channel === CHANNEL && n.payload) this.forget(n.payload);
+      });
+      c.once('error', (err) => {
+        void c.end().catch(() => undefined);
+        lost(err);
+      });
+      try {
+        await c.connect();
+        await c.query(`listen ${CHANNEL}`);
+      } catch (err) {
+        c.removeAllListeners('error');
+        void c.end().catch(() => undefined);
+        return lost(err);
+      }
+      client = c;
+      this.#client = c;
+      this.clear();
+      this.#listening = !closed;
+    };
+    await connect();
+    return async () => {
+      closed = true;
+      this.#listening = false;
+      this.#client = undefined;
+      this.clear();
+      if (timer) clearTimeout(timer);
+      await client?.end().catch(() => undefined);
+    };
+  }
+}

@@ -1,0 +1,64 @@
+// The free-period rule (CONTRACT §6): no Approved/InUse booking and no unavailability of the car overlaps
+// [start, end). Checked under the car's row lock (which unavailability writes take too), and enforced by the
+// exclusion constraint `car_booking_no_overlap`, whose violation becomes the same CarUnavailable answer.
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Car } from '../cars/car.entity.js';
+import { carUnavailable } from './booking.rules.js';
+import { occupyingStates, sqlStates } from './car-booking.entity.js';
+
+/** Loads the car holding its row lock until the transaction ends; null when there is no such car. */
+export function lockCarRow(em: EntityManager, carId: string): Promise<Car | null> {
+  return em.findOne(Car, { id: carId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** Throws CarUnavailable naming the earliest period that overlaps [start, end), other than the booking's own. */
+export async function assertPeriodFree(
+  em: EntityManager,
+  carId: string,
+  start: Date,
+  end: Date,
+  bookingId: string,
+): Promise<void> {
+  const rows = await em.getConnection().execute<{ start_date_utc: Date; end_date_utc: Date }[]>(
+    `select start_date_utc, end_date_utc from (
+       select start_date_utc, end_date_utc from car_booking
+        where car_id = ? and state in (${sqlStates(occupyingStates)}) and id <> ? and start_date_utc < ? and end_date_utc > ?
+       union all
+       select start_date_utc, end_date_utc from unavailability
+        where car_id = ? and start_date_utc < ? and end_date_utc > ?) taken
+      order by start_date_utc limit 1`,
+    [carId, bookingId, end, start, carId, end, start],
+    'all',
+    em.getTransactionContext(),
+  );
+  const c = rows[0];
+  if (c) throw carUnavailable(new Date(c.start_date_utc), new Date(c.end_date_utc));
+}
+
+/** `2026-07-01 12:00:00+00` (PostgreSQL's text form of a timestamptz) → a Date. */
+function pgTimestamp(s: string): Date | null {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-]\d{2})(?::?(\d{2}))?$/.exec(s);
+  if (!m) return null;
+  const d = new Date(`${m[1]}T${m[2]}${m[3]}:${m[4] ?? '00'}`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/**
+ * Flushes a change that makes a booking occupy the car. Should a writer that skipped the row lock race past
+ * the check, the exclusion constraint refuses it: its message names the existing period, which is the
+ * conflict we report (the aborted transaction can answer no further query).
+ */
+export async function flushOccupying(em: EntityManager, start: Date, end: Date): Promise<void> {
+  try {
+    await em.flush();
+  } catch (e) {
+    const err = e as { code?: string; detail?: string };
+    if (err.code !== '23P01') throw e;
+    const periods = [...String(err.detail ?? '').matchAll(/\["([^"]+)","([^"]+)"\)/g)];
+    const last = periods.at(-1);
+    const from = last ? pgTimestamp(last[1]!) : null;
+    const to = last ? pgTimestamp(last[2]!) : null;
+    throw carUnavailable(from ?? start, to ?? end);
+  }
+}

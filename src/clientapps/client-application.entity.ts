@@ -1,0 +1,35 @@
+// A client application: an OAuth client of the authorization server (CONTRACT §5). Its secret is kept only as a hash.
+import { defineEntity, p } from '@mikro-orm/core';
+import type { Scope } from '../auth/actor.js';
+
+export const clientApplicationStatuses = ['Active', 'Suspended'] as const;
+export type ClientApplicationStatus = (typeof clientApplicationStatuses)[number];
+
+/** The grants an operator may give an app; `refresh_token` follows from `AllowRefresh`. */
+export const clientGrantTypes = ['client_credentials', 'authorization_code'] as const;
+export type ClientGrantType = (typeof clientGrantTypes)[number];
+
+export const ClientApplicationSchema = defineEntity({
+  name: 'ClientApplication',
+  tableName: 'client_application',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string().length(100),
+    description: p.text().nullable(),
+    /** Public identifier sent by the app; random, never reused. */
+    clientId: p.string().length(64).unique(),
+    /** SHA-256 of the 256-bit secret (base64url); the secret itself is shown once and never stored. */
+    secretHash: p.string().length(128).hidden(),
+    grantTypes: p.json<ClientGrantType[]>(),
+    redirectUris: p.json<string[]>(),
+    allowedScopes: p.json<Scope[]>(),
+    allowRefresh: p.boolean().default(false),
+    isFirstParty: p.boolean().default(false),
+    status: p.string().$type<ClientApplicationStatus>(),
+    lastUsedDateUtc: p.datetime().nullable(),
+    createdDateUtc: p.datetime(),
+    lastModifiedDateUtc: p.datetime(),
+  },
+});
+export class ClientApplication extends ClientApplicationSchema.class {}
+ClientApplicationSchema.setClass(ClientApplication);

@@ -1,0 +1,61 @@
+// Reading client applications (ops only; the permission table keeps everyone else out).
+import { searchRows } from '../db/search.js';
+import type { Context } from '../graphql/context.js';
+import { byKey, defineLoader } from '../graphql/loaders.js';
+import { notFound } from '../shared/errors.js';
+import { type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
+import { ClientApplication } from './client-application.entity.js';
+
+const columns = {
+  createdDateUtc: 'created_date_utc',
+  lastModifiedDateUtc: 'last_modified_date_utc',
+  name: 'name',
+  clientId: 'client_id',
+  status: 'status',
+  lastUsedDateUtc: 'last_used_date_utc',
+} as const;
+
+export const clientApplicationById = defineLoader<string, ClientApplication | null>(
+  'clientApplicationById',
+  async (em, ids) =>
+    byKey(ids, await em.find(ClientApplication, { id: { $in: [...ids] } }), (a) => a.id, null),
+);
+
+export interface ClientApplicationFilter extends PageArgs {
+  name?: string | null;
+  status?: string | null;
+}
+
+export async function searchClientApplications(
+  ctx: Context,
+  args: ClientApplicationFilter,
+): Promise<Page<ClientApplication>> {
+  const page = pageRequest(args, { fields: Object.keys(columns), defaultSort: '-createdDateUtc' });
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (args.name) {
+    where.push(`lower(name) like ? escape '\\'`);
+    params.push(
+      `%${args.name
+        .trim()
+        .toLowerCase()
+        .replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+    );
+  }
+  if (args.status) {
+    where.push('status = ?');
+    params.push(args.status);
+  }
+  const { rows, total } = await searchRows<Record<string, unknown>>(
+    ctx.em,
+    { table: 'client_application', where, params, columns },
+    page,
+  );
+  return { ...page, total, nodes: rows.map((r) => ctx.em.map(ClientApplication, r)) };
+}
+
+export async function getClientApplication(ctx: Context, id: string): Promise<ClientApplication> {
+  const app = await clientApplicationById(ctx).load(id);
+  if (!app) throw notFound('Client application');
+  return app;
+}

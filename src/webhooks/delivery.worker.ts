@@ -1,0 +1,121 @@
+// The delivery worker of one instance: claims due deliveries (a lease each), sends them with bounded
+// concurrency, and records each outcome. Several instances run side by side; each delivery has one holder.
+import type { Dispatcher } from 'undici';
+import type { Orm } from '../db/orm.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import { type Claimed, claimDue, loadTarget, recordAttempt, releaseUnsent } from './delivery.store.js';
+import { decide, type RetryPolicy } from './outcome.js';
+import { Pump } from './pump.js';
+import { sendAttempt } from './send.js';
+
+export interface WorkerOptions {
+  orm: Orm;
+  clock: Clock;
+  log: Logger;
+  dispatcher: Dispatcher;
+  policy: RetryPolicy;
+  decrypt: (blob: string, subscriptionId: string) => string;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Requests in flight at once in this instance. */
+  concurrency: number;
+  /** How long a claim is held; longer than the deadline, so only a dead worker's claims run out. */
+  leaseMs: number;
+  /** Only failures for this long disable a subscription (Failing). */
+  failingWindowMs: number;
+  pollMs: number;
+  userAgent: string;
+}
+
+export class DeliveryWorker {
+  readonly #o: WorkerOptions;
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #pump: Pump;
+
+  constructor(opts: WorkerOptions) {
+    this.#o = opts;
+    this.#pump = new Pump(
+      () => this.#step(),
+      opts.pollMs,
+      (err) => opts.log.error({ err }, 'webhook delivery claim failed'),
+    );
+  }
+
+  wake(): void {
+    this.#pump.wake();
+  }
+
+  async #step(): Promise<boolean> {
+    const free = this.#o.concurrency - this.#inflight.size;
+    if (free <= 0) return false;
+    const claimed = await claimDue(this.#o.orm.em.fork(), {
+      now: this.#o.clock.now(),
+      leaseMs: this.#o.leaseMs,
+      limit: free,
+    });
+    for (const c of claimed) {
+      const p: Promise<void> = this.#deliver(c)
+        .catch((err) => this.#o.log.error({ err, deliveryId: c.id }, 'webhook delivery failed to record'))
+        .finally(() => {
+          this.#inflight.delete(p);
+          this.#pump.wake();
+        });
+      this.#inflight.add(p);
+    }
+    return claimed.length === free;
+  }
+
+  async #deliver(c: Claimed): Promise<void> {
+    const { orm, clock } = this.#o;
+    const em = orm.em.fork();
+    const attemptedAt = clock.now();
+    const target = await loadTarget(em, c.subscriptionId, attemptedAt, (b) =>
+      this.#o.decrypt(b, c.subscriptionId),
+    );
+    if (!target || target.deleted) return releaseUnsent(em, c, 'Cancelled', attemptedAt);
+    if (!target.isActive && !c.manual) return releaseUnsent(em, c, 'Skipped', attemptedAt);
+    const result = await sendAttempt(
+      this.#o.dispatcher,
+      {
+        url: target.url,
+        deliveryId: c.id,
+        event: c.event,
+        body: c.body,
+        secrets: target.secrets,
+        timestamp: attemptedAt,
+        userAgent: this.#o.userAgent,
+      },
+      { timeoutMs: this.#o.timeoutMs, allowPrivate: this.#o.allowPrivate },
+    );
+    const now = clock.now();
+    const outcome = decide(result, c, now, this.#o.policy);
+    this.#o.log.debug(
+      { deliveryId: c.id, requestId: result.requestId, status: outcome.status, code: outcome.statusCode },
+      'webhook attempt',
+    );
+    await recordAttempt(em, {
+      claimed: c,
+      result,
+      outcome,
+      trigger: c.manual ? 'Manual' : 'Scheduled',
+      url: target.url,
+      attemptedAt,
+      now,
+      failingWindowMs: this.#o.failingWindowMs,
+    });
+  }
+
+  /** Stops claiming; waits for requests in flight (they end by their deadline). Unfinished leases run out. */
+  async stop(graceMs: number): Promise<void> {
+    await this.#pump.stop();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#inflight]),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,37 @@
+// A webhook subscription: one event, one URL, its (encrypted) signing secrets and its delivery health.
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const disabledReasons = ['Manual', 'Failing', 'Gone'] as const;
+export type DisabledReason = (typeof disabledReasons)[number];
+
+export const WebhookSubscriptionSchema = defineEntity({
+  name: 'WebhookSubscription',
+  tableName: 'webhook_subscription',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string(),
+    event: p.string(),
+    url: p.string(),
+    contentType: p.string(),
+    /** AES-GCM ciphertext of the current secret; null once deleted. */
+    secret: p.text().nullable(),
+    /** The secret before the last rotation: it keeps signing alongside until it expires. */
+    previousSecret: p.text().nullable(),
+    previousSecretExpiresDateUtc: p.datetime().nullable(),
+    isActive: p.boolean(),
+    disabledReason: p.string().$type<DisabledReason>().nullable(),
+    consecutiveFailures: p.integer(),
+    /** Start of an unbroken run of failed attempts; cleared by any success. */
+    failingSinceDateUtc: p.datetime().nullable(),
+    lastSuccessDateUtc: p.datetime().nullable(),
+    lastFailureDateUtc: p.datetime().nullable(),
+    /** Created by ops or a client application: receives every event, not only those about its creator. */
+    receivesAll: p.boolean(),
+    createdById: p.string(),
+    createdDateUtc: p.datetime(),
+    lastModifiedDateUtc: p.datetime(),
+    deletedDateUtc: p.datetime().nullable(),
+  },
+});
+export class WebhookSubscription extends WebhookSubscriptionSchema.class {}
+WebhookSubscriptionSchema.setClass(WebhookSubscription);

@@ -1,0 +1,77 @@
+// GraphQL for webhooks: thin; reads through queries and loaders, changes through commands.
+import type { IResolvers } from '@graphql-tools/utils';
+import type { BusEvent } from '../events/bus.js';
+import type { Context } from '../graphql/context.js';
+import type { DomainModule } from '../graphql/module.js';
+import { redeliverWebhookDelivery, testWebhookSubscription } from './delivery.commands.js';
+import { WebhookAttemptSchema, WebhookDeliverySchema } from './delivery.entity.js';
+import { subscribeEvents } from './event.stream.js';
+import {
+  createWebhookSubscriptions,
+  deleteWebhookSubscription,
+  rotateWebhookSubscriptionSecret,
+  updateWebhookSubscription,
+} from './subscription.commands.js';
+import { WebhookSubscriptionSchema } from './subscription.entity.js';
+import type { CreateSubscriptionsInput, UpdateSubscriptionInput } from './subscription.input.js';
+import { type DeliveryView, subscriptionView, type WebhookSettings } from './webhook.context.js';
+import { attemptsByDelivery, subscriptionById } from './webhook.loaders.js';
+import {
+  type DeliveryFilter,
+  getDelivery,
+  getSubscription,
+  type SubscriptionFilter,
+  searchDeliveries,
+  searchSubscriptions,
+} from './webhook.queries.js';
+import { canManage } from './webhook.rules.js';
+
+type Id = { id: string };
+
+const resolvers = (settings: WebhookSettings): IResolvers<unknown, Context> => ({
+  Query: {
+    webhookSubscriptions: (_: unknown, args: SubscriptionFilter, ctx: Context) =>
+      searchSubscriptions(ctx, args),
+    webhookSubscription: (_: unknown, { id }: Id, ctx: Context) => getSubscription(ctx, id),
+    webhookDeliveries: (_: unknown, args: DeliveryFilter, ctx: Context) => searchDeliveries(ctx, args),
+    webhookDelivery: (_: unknown, { id }: Id, ctx: Context) => getDelivery(ctx, id),
+  },
+  Mutation: {
+    createWebhookSubscriptions: (_: unknown, { input }: { input: CreateSubscriptionsInput }, ctx: Context) =>
+      createWebhookSubscriptions(ctx, settings, input),
+    updateWebhookSubscription: (
+      _: unknown,
+      { id, input }: Id & { input: UpdateSubscriptionInput },
+      ctx: Context,
+    ) => updateWebhookSubscription(ctx, settings, id, input),
+    deleteWebhookSubscription: (_: unknown, { id }: Id, ctx: Context) =>
+      deleteWebhookSubscription(ctx, settings, id),
+    rotateWebhookSubscriptionSecret: (
+      _: unknown,
+      { id, input }: Id & { input?: { secret?: string | null } | null },
+      ctx: Context,
+    ) => rotateWebhookSubscriptionSecret(ctx, id, input),
+    testWebhookSubscription: (_: unknown, { id }: Id, ctx: Context) => testWebhookSubscription(ctx, id),
+    redeliverWebhookDelivery: (_: unknown, { id }: Id, ctx: Context) => redeliverWebhookDelivery(ctx, id),
+  },
+  Subscription: {
+    events: {
+      subscribe: (_: unknown, { names }: { names?: string[] | null }, ctx: Context) =>
+        subscribeEvents(ctx.actor, settings.bus, names),
+      resolve: (e: BusEvent) => ({ name: e.name, occurredDateUtc: e.occurredDateUtc, payload: e.payload }),
+    },
+  },
+  WebhookDelivery: {
+    attempts: (d: DeliveryView, _: unknown, ctx: Context) => attemptsByDelivery(ctx).load(d.id),
+    subscription: async (d: DeliveryView, _: unknown, ctx: Context) => {
+      const s = await subscriptionById(ctx).load(d.subscriptionId);
+      return s && canManage(ctx.actor, s) ? subscriptionView(s) : null;
+    },
+  },
+});
+
+export const createWebhooksModule = (settings: WebhookSettings): DomainModule => ({
+  name: 'webhooks',
+  entities: [WebhookSubscriptionSchema, WebhookDeliverySchema, WebhookAttemptSchema],
+  resolvers: resolvers(settings),
+});

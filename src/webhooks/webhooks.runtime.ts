@@ -1,0 +1,130 @@
+// Starts and stops an instance's webhook machinery: the fan-out from the outbox, the delivery worker, the
+// LISTEN connection that wakes them, and the 30-day retention sweep.
+import { readFileSync } from 'node:fs';
+import { Agent } from 'undici';
+import type { Config } from '../config.js';
+import type { Orm } from '../db/orm.js';
+import type { EventBus } from '../events/bus.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import { deleteFinishedBefore } from './delivery.store.js';
+import { DeliveryWorker } from './delivery.worker.js';
+import { DELIVERY_CHANNEL, fanOutBatch, OUTBOX_CHANNEL } from './fanout.js';
+import { listenForWork } from './listen.js';
+import { Pump } from './pump.js';
+import { decryptSecret, loadDataKey } from './secret.js';
+import { guardedConnector, type Lookup } from './target-guard.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+const FANOUT_BATCH = 200;
+
+export interface WebhookRuntimeOptions {
+  orm: Orm;
+  databaseUrl: string;
+  clock: Clock;
+  log: Logger;
+  bus?: EventBus | undefined;
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+  concurrency?: number;
+  pollMs?: number;
+  leaseMs?: number;
+  failingWindowMs?: number;
+  retentionMs?: number;
+  /** Trusted CA for receivers with a self-signed certificate (tests). */
+  ca?: string;
+  /** DNS lookup used by the guard (tests inject one that answers loopback). */
+  lookup?: Lookup;
+  random?: () => number;
+}
+
+export interface WebhookRuntime {
+  /** Looks for work now instead of at the next poll. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/** The runtime's settings from configuration (CONTRACT §12). */
+export function webhookSettings(config: Config) {
+  return {
+    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE.map((s) => s * 1000),
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+  };
+}
+
+function userAgent(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return `Carshare-Webhooks/${pkg.version}`;
+}
+
+export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRuntime> {
+  const { orm, clock, log } = o;
+  const key = await loadDataKey(orm.em.fork());
+  const pollMs = o.pollMs ?? 1000;
+  const dispatcher = new Agent({
+    connect: guardedConnector({
+      allowPrivate: o.allowPrivateTargets,
+      lookup: o.lookup,
+      ca: o.ca,
+      connectTimeoutMs: Math.min(o.timeoutMs, 10_000),
+    }),
+  });
+  const worker = new DeliveryWorker({
+    orm,
+    clock,
+    log,
+    dispatcher,
+    policy: { retryScheduleMs: o.retryScheduleMs, random: o.random ?? Math.random },
+    decrypt: (blob, id) => decryptSecret(key, blob, id),
+    timeoutMs: o.timeoutMs,
+    allowPrivate: o.allowPrivateTargets,
+    concurrency: o.concurrency ?? 16,
+    leaseMs: o.leaseMs ?? 2 * o.timeoutMs + 5000,
+    failingWindowMs: o.failingWindowMs ?? 5 * DAY_MS,
+    pollMs,
+    userAgent: userAgent(),
+  });
+  const fanout = new Pump(
+    async () => {
+      const events = await fanOutBatch(orm.em.fork(), { now: clock.now(), limit: FANOUT_BATCH });
+      if (events.length > 0) worker.wake();
+      // Live listeners hear an event once it has committed and been fanned out.
+      for (const e of events)
+        await o.bus?.publish(e).catch((err) => log.warn({ err }, 'could not publish an event to the bus'));
+      return events.length === FANOUT_BATCH;
+    },
+    pollMs,
+    (err) => log.error({ err }, 'webhook fan-out failed'),
+  );
+  const retentionMs = o.retentionMs ?? 30 * DAY_MS;
+  const sweep = setInterval(() => {
+    deleteFinishedBefore(orm.em.fork(), new Date(clock.now().getTime() - retentionMs)).catch((err) =>
+      log.warn({ err }, 'webhook retention sweep failed'),
+    );
+  }, 3600_000);
+  sweep.unref();
+  const listener = listenForWork(
+    o.databaseUrl,
+    { [OUTBOX_CHANNEL]: () => fanout.wake(), [DELIVERY_CHANNEL]: () => worker.wake() },
+    log,
+  );
+
+  return {
+    wake() {
+      fanout.wake();
+      worker.wake();
+    },
+    async stop() {
+      clearInterval(sweep);
+      await listener.close();
+      await fanout.stop();
+      await worker.stop(o.timeoutMs + 1000);
+      // Anything still in flight past its deadline is cut; its lease runs out and another instance retries.
+      await dispatcher.destroy();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+// The token cache forgets an entry when the database announces that its token, grant, account or app changed,
+// including changes made by another process; and it caches nothing while it cannot hear those announcements.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { clientActor, userActor } from '../../src/auth/actor.js';
+import { TokenCache } from '../../src/auth/token.cache.js';
+
+const log = pino({ level: 'silent' });
+let db: pg.Client;
+beforeAll(async () => {
+  db = new pg.Client({ connectionString: inject('databaseUrl') });
+  await db.connect();
+});
+afterAll(async () => db.end());
+
+const soon = () => Math.floor(Date.now() / 1000) + 600;
+const until = async (cond: () => boolean) => {
+  for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
+  return cond();
+};
+
+async function newAccount(): Promise<string> {
+  const id = randomUUID();
+  await db.query(
+    `insert into user_account (id, username, password_hash, roles, status, failed_sign_ins, created_date_utc, last_modified_date_utc)
+     values ($1, $2, 'x', '["user"]', 'Active', 0, now(), now())`,
+    [id, `${id}@example.com`],
+  );
+  return id;
+}
+
+describe('TokenCache', () => {
+  it('serves an entry until an account change is announced by another connection', async () => {
+    const cache = new TokenCache();
+    const stop = await cache.listen(inject('databaseUrl'), log);
+    try {
+      const account = await newAccount();
+      const other = await newAccount();
+      const g = cache.generation;
+      cache.set(
+        't1',
+        { actor: userActor(account), exp: soon(), clientId: 'c1', grantId: 'g1', accountId: account },
+        g,
+        Date.now(),
+      );
+      cache.set(
+        't2',
+        { actor: userActor(other), exp: soon(), clientId: 'c1', grantId: 'g2', accountId: other },
+        g,
+        Date.now(),
+      );
+      expect(cache.get('t1', Date.now())?.accountId).toBe(account);
+      await db.query(`update user_account set status = 'Suspended' where id = $1`, [account]);
+      expect(await until(() => cache.get('t1', Date.now()) === undefined)).toBe(true);
+      expect(cache.get('t2', Date.now())?.accountId).toBe(other);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('never serves an entry invalidated by a change committed before the lookup, without waiting', async () => {
+    const cache = new TokenCache();
+    const stop = await cache.listen(inject('databaseUrl'), log);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const account = await newAccount();
+        const entry = {
+          actor: userActor(account),
+          exp: soon(),
+          clientId: 'c1',
+          grantId: `g${i}`,
+          accountId: account,
+        };
+        cache.set('k', entry, cache.generation, Date.now());
+        expect((await cache.lookup('k', Date.now))?.accountId).toBe(account);
+        await db.query(`update user_account set status = 'Suspended' where id = $1`, [account]);
+        // Several callers at once share barrier queries; every one of them sees the change.
+        const seen = await Promise.all([1, 2, 3].map(() => cache.lookup('k', Date.now)));
+        expect(seen).toEqual([undefined, undefined, undefined]);
+      }
+    } finally {
+      await stop();
+    }
+  });
+
+  it('forgets by token, grant and client application', async () => {
+    const cache = new TokenCache();
+    const stop = await cache.listen(inject('databaseUrl'), log);
+    try {
+      const put = (key: string, clientId: string, grantId?: string) =>
+        cache.set(
+          key,
+          { actor: clientActor(randomUUID(), []), exp: soon(), clientId, grantId },
+          cache.generation,
+          Date.now(),
+        );
+      put('a', 'ca_1');
+      put('b', 'ca_2', 'grant-b');
+      put('c', 'ca_3');
+      await db.query(`select pg_notify('carshare_auth', 'token:a')`);
+      await db.query(`select pg_notify('carshare_auth', 'grant:grant-b')`);
+      expect(await until(() => !cache.get('a', Date.now()) && !cache.get('b', Date.now()))).toBe(true);
+      expect(cache.get('c', Date.now())).toBeTruthy();
+      await db.query(`select pg_notify('carshare_auth', 'client:ca_3')`);
+      expect(await until(() => !cache.get('c', Date.now()))).toBe(true);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('does not cache an answer that raced an invalidation, an expired token, or anything while not listening', async () => {
+    const cache = new TokenCache();
+    const entry = { actor: clientActor(randomUUID(), []), exp: soon(), clientId: 'ca_x' };
+    cache.set('x', entry, cache.generation, Date.now());
+    expect(cache.get('x', Date.now())).toBeUndefined();
+    const stop = await cache.listen(inject('databaseUrl'), log);
+    try {
+      const g = cache.generation;
+      cache.forget('client:someone-else');
+      cache.set('x', entry, g, Date.now());
+      expect(cache.get('x', Date.now())).toBeUndefined();
+      cache.set('y', { ...entry, exp: Math.floor(Date.now() / 1000) + 1 }, cache.generation, Date.now());
+      expect(cache.get('y', Date.now() + 1500)).toBeUndefined();
+    } finally {
+      await stop();
+    }
+  });
+});

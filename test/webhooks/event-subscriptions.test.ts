@@ -1,0 +1,232 @@
+// GraphQL subscriptions over graphql-ws on the real HTTPS listener: events published after commit with the
+// webhook visibility rules, narrowed by name; 4401 without a good token; across instances through Redis.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Client, createClient } from 'graphql-ws';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { Actor } from '../../src/auth/actor.js';
+import { type Authenticator, bearerToken } from '../../src/auth/authenticate.js';
+import { loadConfig } from '../../src/config.js';
+import { recordEvent } from '../../src/events/outbox.js';
+import { type Service, startService } from '../../src/service.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { unauthorized } from '../../src/shared/errors.js';
+import { bookingIn, world } from '../factories/bookings.js';
+import { asClient, asOps, asUser } from '../support/actors.js';
+import type { Harness } from '../support/harness.js';
+import { waitFor } from './receiver.js';
+import { type S, webhookHarness } from './support.js';
+
+const tokens = new Map<string, Actor>();
+const authenticator: Authenticator = {
+  async actorFor(authorization) {
+    const t = bearerToken(authorization);
+    if (t === undefined) return { kind: 'anonymous', id: null, roles: [], scopes: [] };
+    const a = tokens.get(t);
+    if (!a) throw unauthorized('The access token is not valid');
+    return a;
+  },
+};
+const tokenFor = (a: Actor): string => {
+  const t = `t${tokens.size}${Math.random().toString(36).slice(2)}`;
+  tokens.set(t, a);
+  return t;
+};
+
+let h: Harness;
+const dirs: string[] = [];
+const running: Service[] = [];
+const clients: Client[] = [];
+
+async function start(opts: { redis?: boolean; webhooks?: boolean } = {}): Promise<Service> {
+  const dir = mkdtempSync(join(tmpdir(), 'carshare-ws-'));
+  dirs.push(dir);
+  const config = loadConfig({
+    PORT: '0',
+    HTTP_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    DATABASE_URL: inject('databaseUrl'),
+    OPS_EMAIL: 'ops@example.com',
+    OPS_PASSWORD: 'operator passphrase for tests',
+    LOG_LEVEL: 'silent',
+    ...(opts.redis ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}),
+  });
+  const service = await startService({
+    config,
+    log: pino({ level: 'silent' }),
+    timers: false,
+    authenticator,
+    webhooks: opts.webhooks === false ? false : { pollMs: 50 },
+  });
+  running.push(service);
+  return service;
+}
+
+function connect(service: Service, token: string | undefined, closed?: (code: number) => void): Client {
+  const ca = service.cert;
+  class TrustingWS extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { ca });
+    }
+  }
+  const client = createClient({
+    url: `wss://localhost:${service.port}/graphql`,
+    webSocketImpl: TrustingWS,
+    connectionParams: token ? { Authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+    lazy: false,
+    on: { closed: (e) => closed?.((e as { code: number }).code) },
+    onNonLazyError: () => undefined,
+  });
+  clients.push(client);
+  return client;
+}
+
+/** Collects events from a subscription until the test ends. */
+function listen(client: Client, names?: string[]): S[] {
+  const got: S[] = [];
+  const query = names
+    ? `subscription($names: [String!]) { events(names: $names) { name occurredDateUtc payload } }`
+    : 'subscription { events { name occurredDateUtc payload } }';
+  client.subscribe(
+    { query, ...(names ? { variables: { names } } : {}) },
+    {
+      next: (r) => {
+        if (r.data) got.push((r.data as S).events);
+        else got.push({ errors: r.errors });
+      },
+      error: (e) => got.push({ error: e }),
+      complete: () => undefined,
+    },
+  );
+  return got;
+}
+
+async function emit(name: 'profile_update' | 'useraccount_create', userId: string): Promise<string> {
+  const em = h.orm.em.fork();
+  let id = '';
+  await em.transactional(async (tx) => {
+    const ev =
+      name === 'profile_update'
+        ? recordEvent(
+            { em: tx, clock: systemClock },
+            name,
+            { id: userId, userId, changedFields: ['Description'] },
+            [userId],
+          )
+        : recordEvent({ em: tx, clock: systemClock }, name, { id: userId, createdDateUtc: new Date() }, [
+            userId,
+          ]);
+    id = ev.id;
+  });
+  return id;
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 400));
+
+/** Start-up records events of its own (the first operator's account): let them be published first. */
+const drained = () =>
+  waitFor(
+    async () =>
+      (
+        await h.orm.em
+          .fork()
+          .getConnection()
+          .execute('select id from outbox_event where published_date_utc is null')
+      ).length === 0,
+    { what: 'the outbox to drain' },
+  );
+
+beforeAll(async () => {
+  h = await webhookHarness();
+});
+afterAll(async () => h.close());
+beforeEach(async () => h.reset());
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.dispose();
+  for (const s of running.splice(0)) await s.stop();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('subscription { events }', () => {
+  it('publishes committed events with the webhook visibility rules and the names filter', async () => {
+    const service = await start();
+    await drained();
+    const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+    const ofA = listen(connect(service, tokenFor(asUser(a))));
+    const ofOps = listen(connect(service, tokenFor(asOps())));
+    const ofApp = listen(connect(service, tokenFor(asClient(['webhooks:read']))), ['useraccount_create']);
+    await settle();
+    await emit('profile_update', a);
+    await emit('profile_update', b);
+    const created = await emit('useraccount_create', b);
+    await waitFor(() => ofOps.length >= 3, { what: 'the operator to see three events' });
+    await settle();
+    expect(ofA.map((e) => [e.name, e.payload.UserId])).toEqual([['profile_update', a]]);
+    expect(ofOps.map((e) => e.name)).toEqual(['profile_update', 'profile_update', 'useraccount_create']);
+    expect(ofApp.map((e) => [e.name, e.payload.Id])).toEqual([['useraccount_create', b]]);
+    const [row] = await h.orm.em
+      .fork()
+      .getConnection()
+      .execute<S[]>('select payload from outbox_event where id = ?', [created]);
+    expect(ofApp[0]!.payload).toEqual(row!.payload);
+    expect(ofApp[0]!.occurredDateUtc).toBe(row!.payload.OccurredDateUtc);
+  });
+
+  it("shows a user's carbooking_approve listener their own bookings' approvals only", async () => {
+    const service = await start();
+    const w1 = await world(h);
+    const w2 = await world(h);
+    await drained();
+    const ofBorrower1 = listen(connect(service, tokenFor(w1.borrower.actor)), ['carbooking_approve']);
+    const ofOwner2 = listen(connect(service, tokenFor(w2.owner.actor)), ['carbooking_approve']);
+    const ofOps = listen(connect(service, tokenFor(asOps())), ['carbooking_approve']);
+    await settle();
+    const mine = await bookingIn(h, w1, 'Approved');
+    const theirs = await bookingIn(h, w2, 'Approved');
+    await waitFor(() => ofOps.length >= 2, { what: 'both approvals' });
+    await settle();
+    expect(ofBorrower1.map((e) => e.payload.Id)).toEqual([mine.id]);
+    expect(ofOwner2.map((e) => e.payload.Id)).toEqual([theirs.id]);
+    expect(ofOps.map((e) => e.payload.Id)).toEqual([mine.id, theirs.id]);
+  });
+
+  it('closes the connection with 4401 when the token is missing or bad', async () => {
+    const service = await start({ webhooks: false });
+    const codes: number[] = [];
+    connect(service, undefined, (c) => codes.push(c));
+    connect(service, 'not-a-token', (c) => codes.push(c));
+    await waitFor(() => codes.length === 2, { what: 'both connections to close' });
+    expect(codes).toEqual([4401, 4401]);
+  });
+
+  it('refuses callers without webhooks:read, and unknown event names', async () => {
+    const service = await start({ webhooks: false });
+    const noScope = listen(connect(service, tokenFor(asUser(crypto.randomUUID(), ['account:read']))));
+    const badName = listen(connect(service, tokenFor(asOps())), ['carbooking_explode']);
+    await waitFor(() => noScope.length > 0 && badName.length > 0, { what: 'both refusals' });
+    expect(JSON.stringify(noScope[0])).toContain('webhooks:read');
+    expect(JSON.stringify(badName[0])).toContain('unknown event names');
+  });
+
+  it('reaches listeners on every instance through Redis when REDIS_URL is set', async () => {
+    // Only the second instance fans out; the listener is on the first.
+    const quiet = await start({ redis: true, webhooks: false });
+    await start({ redis: true });
+    await drained();
+    const got = listen(connect(quiet, tokenFor(asOps())));
+    await settle();
+    const id = await emit('profile_update', crypto.randomUUID());
+    await waitFor(() => got.length >= 1, { what: 'the event through Redis' });
+    expect(got.map((e) => e.payload.Id)).toEqual([got[0]!.payload.Id]);
+    const [row] = await h.orm.em
+      .fork()
+      .getConnection()
+      .execute<S[]>('select payload from outbox_event where id = ?', [id]);
+    expect(got[0]!.payload).toEqual(row!.payload);
+  });
+});

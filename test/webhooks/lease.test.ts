@@ -1,0 +1,103 @@
+// The claim: each due delivery goes to one holder at a time; a lease that runs out (a dead worker) makes it
+// claimable again, and the old holder can no longer write its outcome.
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { claimDue, deleteFinishedBefore, recordAttempt } from '../../src/webhooks/delivery.store.js';
+import { decide } from '../../src/webhooks/outcome.js';
+import type { AttemptResult } from '../../src/webhooks/send.js';
+import { createUser } from '../factories/accounts.js';
+import type { Harness } from '../support/harness.js';
+import { CREATE, rows, type S, TEST, webhookHarness } from './support.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await webhookHarness();
+});
+afterAll(async () => h.close());
+beforeEach(async () => h.reset());
+
+const ok: AttemptResult = {
+  kind: 'response',
+  statusCode: 200,
+  retryAfter: null,
+  body: '',
+  requestId: 'r',
+  durationMs: 3,
+};
+
+it('gives a due delivery to one claimer; after the lease it goes to another, and the first cannot record', async () => {
+  const u = await createUser(h);
+  const [s] = (
+    await h.ok<{ createWebhookSubscriptions: S[] }>(u.actor, CREATE, {
+      input: { name: 'Leased', events: ['profile_update'], config: { url: 'http://127.0.0.1:9/x' } },
+    })
+  ).createWebhookSubscriptions;
+  for (let i = 0; i < 5; i++) await h.ok(u.actor, TEST, { id: s!.id });
+  const now = new Date(h.clock.now().getTime() + 1000);
+  const [first, second] = await Promise.all([
+    claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 3 }),
+    claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 3 }),
+  ]);
+  const ids = [...first!, ...second!].map((c) => c.id);
+  expect(ids).toHaveLength(5);
+  expect(new Set(ids).size).toBe(5);
+  expect(await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
+
+  const later = new Date(now.getTime() + 61_000);
+  const stolen = await claimDue(h.orm.em.fork(), { now: later, leaseMs: 60_000, limit: 10 });
+  expect(stolen.map((c) => c.id).sort()).toEqual([...ids].sort());
+  const old = first![0]!;
+  const record = (claimed: typeof old) =>
+    recordAttempt(h.orm.em.fork(), {
+      claimed,
+      result: ok,
+      outcome: decide(ok, claimed, later, { retryScheduleMs: [1], random: Math.random }),
+      trigger: 'Scheduled',
+      url: 'http://127.0.0.1:9/x',
+      attemptedAt: later,
+      now: later,
+      failingWindowMs: 1000,
+    });
+  expect(await record(old)).toBe(false);
+  expect((await rows(h, 'select status from webhook_delivery where id = ?', [old.id]))[0]!.status).toBe(
+    'Pending',
+  );
+  expect(await record(stolen.find((c) => c.id === old.id)!)).toBe(true);
+  const [d] = await rows(h, 'select status, locked_by from webhook_delivery where id = ?', [old.id]);
+  expect(d).toEqual({ status: 'Succeeded', locked_by: null });
+  // Both attempts happened, so both are in the log.
+  expect(
+    await rows(h, 'select number from webhook_attempt where delivery_id = ? order by number', [old.id]),
+  ).toEqual([{ number: 1 }, { number: 2 }]);
+});
+
+it('keeps finished deliveries 30 days: the sweep removes only finished ones older than the cut-off', async () => {
+  const u = await createUser(h);
+  const [s] = (
+    await h.ok<{ createWebhookSubscriptions: S[] }>(u.actor, CREATE, {
+      input: { name: 'Retained', events: ['profile_update'], config: { url: 'http://127.0.0.1:9/x' } },
+    })
+  ).createWebhookSubscriptions;
+  for (let i = 0; i < 3; i++) await h.ok(u.actor, TEST, { id: s!.id });
+  const ids = (await rows(h, 'select id from webhook_delivery order by id')).map((r) => r.id as string);
+  await rows(
+    h,
+    `update webhook_delivery set status = 'Failed', last_modified_date_utc = now() - interval '31 days' where id = ?`,
+    [ids[0]],
+  );
+  await rows(
+    h,
+    `update webhook_delivery set status = 'Failed', last_modified_date_utc = now() - interval '29 days' where id = ?`,
+    [ids[1]],
+  );
+  await rows(
+    h,
+    `update webhook_delivery set last_modified_date_utc = now() - interval '40 days' where id = ?`,
+    [ids[2]],
+  );
+  const cutoff = new Date(Date.now() - 30 * 24 * 3600 * 1000);
+  expect(await deleteFinishedBefore(h.orm.em.fork(), cutoff)).toBe(1);
+  expect((await rows(h, 'select id from webhook_delivery order by id')).map((r) => r.id)).toEqual([
+    ids[1],
+    ids[2],
+  ]);
+});

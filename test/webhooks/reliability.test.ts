@@ -1,0 +1,163 @@
+// At-least-once under faults: 2,000 events to a receiver failing 30 % of requests (5xx, timeouts, resets),
+// delivered by two real service processes (`src/main.ts`), one of them SIGKILLed mid-run and restarted.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { recordEvent } from '../../src/events/outbox.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { asOps } from '../support/actors.js';
+import type { Harness } from '../support/harness.js';
+import { type Running, startProcess, waitReady } from '../support/process.js';
+import { type Receiver, type Reply, startReceiver, waitFor } from './receiver.js';
+import { CREATE, rows, type S, webhookHarness } from './support.js';
+
+const EVENTS = 2000;
+/** Per-process delivery concurrency (the runtime's default): what a killed process can have in flight. */
+const CONCURRENCY = 16;
+
+let h: Harness;
+let rx: Receiver;
+const procs: Running[] = [];
+const dirs: string[] = [];
+
+/** mulberry32: the same faults on every run. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function worker(): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), 'carshare-worker-'));
+  dirs.push(dir);
+  const p = await startProcess({
+    DATABASE_URL: inject('databaseUrl'),
+    DATA_DIR: dir,
+    OPS_EMAIL: 'ops@example.com',
+    OPS_PASSWORD: 'operator passphrase for tests',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_MS: '500',
+    // Immediate retries, enough of them that 30 % failures never exhaust a delivery (0.3^15 per event).
+    WEBHOOK_RETRY_SCHEDULE: Array(14).fill('0').join(','),
+  });
+  procs.push(p);
+  await waitReady(p, dir);
+  return p;
+}
+
+beforeAll(async () => {
+  h = await webhookHarness();
+  await h.reset();
+  const random = prng(42);
+  rx = await startReceiver({
+    reply: (): Reply => {
+      const r = random();
+      if (r < 0.2) return { status: 500 };
+      if (r < 0.25) return 'hang';
+      if (r < 0.3) return 'reset';
+      return { status: 200 };
+    },
+  });
+});
+afterAll(async () => {
+  for (const p of procs) await p.stop('SIGKILL');
+  await rx.close();
+  await h.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const succeeded = () =>
+  rx.requests.filter((r) => r.reply !== 'hang' && r.reply !== 'reset' && r.reply.status === 200);
+
+it('delivers every event at least once through faults and a killed worker; the attempt log matches the receiver', async () => {
+  const [sub] = (
+    await h.ok<{ createWebhookSubscriptions: S[] }>(asOps(), CREATE, {
+      input: { name: 'Everything', events: ['profile_update'], config: { url: `${rx.url}/hook` } },
+    })
+  ).createWebhookSubscriptions;
+  const a = await worker();
+  await worker();
+  for (let batch = 0; batch < EVENTS / 200; batch++)
+    await h.orm.em.fork().transactional(async (em) => {
+      for (let i = 0; i < 200; i++) {
+        const n = batch * 200 + i;
+        const id = `00000000-0000-4000-8000-${n.toString().padStart(12, '0')}`;
+        recordEvent(
+          { em, clock: systemClock },
+          'profile_update',
+          { id, userId: id, changedFields: ['Description'] },
+          [id],
+        );
+      }
+    });
+
+  // Kill one worker in the middle of the run, then start it again.
+  await waitFor(() => succeeded().length >= EVENTS / 4, { timeoutMs: 60_000, what: 'a quarter delivered' });
+  await a.stop('SIGKILL');
+  await worker();
+
+  await waitFor(
+    async () => {
+      const [c] = await rows(
+        h,
+        `select count(*) filter (where status = 'Pending') as pending, count(*) as n from webhook_delivery`,
+      );
+      return Number(c!.n) === EVENTS && Number(c!.pending) === 0;
+    },
+    { timeoutMs: 150_000, everyMs: 250, what: 'every delivery to finish' },
+  );
+
+  const statuses = await rows(h, 'select status, count(*)::int as n from webhook_delivery group by status');
+  expect(statuses).toEqual([{ status: 'Succeeded', n: EVENTS }]);
+  // Every event reached the receiver with a valid signature: none lost.
+  const delivered = new Set(succeeded().map((r) => r.deliveryId));
+  expect(delivered.size).toBe(EVENTS);
+  const wh = new Webhook(sub!.secret);
+  const sample = rx.requests.filter((_, i) => i % 97 === 0);
+  for (const r of sample) wh.verify(r.body, r.headers as Record<string, string>);
+  // Duplicates only from attempts in flight in the killed process.
+  const oks = new Map<string, number>();
+  for (const r of succeeded()) oks.set(r.deliveryId, (oks.get(r.deliveryId) ?? 0) + 1);
+  const duplicates = [...oks.values()].filter((n) => n > 1).length;
+  expect(duplicates).toBeLessThanOrEqual(CONCURRENCY);
+
+  // The attempt log matches what the receiver saw, except attempts lost with the killed process.
+  const attempts = await rows<{ delivery_id: string; status_code: number | null; error: string | null }>(
+    h,
+    'select delivery_id, status_code, error from webhook_attempt order by delivery_id, number',
+  );
+  const logged = new Map<string, string[]>();
+  for (const x of attempts)
+    logged.set(x.delivery_id, [
+      ...(logged.get(x.delivery_id) ?? []),
+      x.status_code !== null ? String(x.status_code) : x.error!.startsWith('Timeout') ? 'hang' : 'error',
+    ]);
+  const seen = new Map<string, string[]>();
+  for (const r of rx.requests)
+    seen.set(r.deliveryId, [
+      ...(seen.get(r.deliveryId) ?? []),
+      r.reply === 'hang' ? 'hang' : r.reply === 'reset' ? 'error' : String(r.reply.status),
+    ]);
+  let unlogged = 0;
+  let mismatched = 0;
+  for (const [id, got] of seen) {
+    const log = logged.get(id) ?? [];
+    expect(log.length).toBeLessThanOrEqual(got.length);
+    unlogged += got.length - log.length;
+    if (log.length === got.length && log.join() !== got.join()) mismatched += 1;
+  }
+  expect(unlogged).toBeLessThanOrEqual(CONCURRENCY);
+  expect(mismatched).toBe(0);
+  expect(attempts.length).toBeGreaterThan(EVENTS * 1.3);
+  process.stdout.write(
+    `reliability: ${rx.requests.length} requests received, ${attempts.length} attempts logged, ` +
+      `${duplicates} duplicate deliveries, ${unlogged} attempts lost with the killed worker\n`,
+  );
+}, 240_000);

@@ -1,0 +1,77 @@
+// Webhook tests' support: a harness whose webhooks module has the given target policy, the fan-out and
+// delivery runtime started against the test database with a fast schedule, and the GraphQL documents.
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import type { EventBus } from '../../src/events/bus.js';
+import { composeModules } from '../../src/modules.js';
+import { systemClock } from '../../src/shared/clock.js';
+import type { Lookup } from '../../src/webhooks/target-guard.js';
+import {
+  startWebhooks,
+  type WebhookRuntime,
+  type WebhookRuntimeOptions,
+} from '../../src/webhooks/webhooks.runtime.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+export async function webhookHarness(
+  opts: { allowPrivateTargets?: boolean; timeoutMs?: number; bus?: EventBus; lookup?: Lookup } = {},
+): Promise<Harness> {
+  return createHarness({
+    // Signatures carry the attempt's time and receivers check it against theirs: the clock starts at now.
+    now: new Date().toISOString(),
+    modules: composeModules({
+      bookingLeadMinutes: 15,
+      webhooks: {
+        allowPrivateTargets: opts.allowPrivateTargets ?? true,
+        timeoutMs: opts.timeoutMs ?? 1000,
+        bus: opts.bus,
+        lookup: opts.lookup,
+      },
+    }),
+  });
+}
+
+export function startRuntime(
+  h: Harness,
+  overrides: Partial<Omit<WebhookRuntimeOptions, 'orm' | 'databaseUrl'>> = {},
+): Promise<WebhookRuntime> {
+  return startWebhooks({
+    orm: h.orm,
+    databaseUrl: inject('databaseUrl'),
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    retryScheduleMs: [20, 20, 20],
+    timeoutMs: 1000,
+    allowPrivateTargets: true,
+    pollMs: 50,
+    ...overrides,
+  });
+}
+
+export const SUB_FIELDS = `id name event config { url contentType } isActive disabledReason consecutiveFailures
+  lastSuccessDateUtc lastFailureDateUtc createdById createdDateUtc lastModifiedDateUtc secret`;
+export const CREATE = `mutation($input: CreateWebhookSubscriptionsInput!) {
+  createWebhookSubscriptions(input: $input) { ${SUB_FIELDS} } }`;
+export const SUBSCRIPTION = `query($id: UUID!) { webhookSubscription(id: $id) { ${SUB_FIELDS} } }`;
+export const SUBSCRIPTIONS = `query($event: String, $isActive: Boolean, $sort: String) {
+  webhookSubscriptions(event: $event, isActive: $isActive, sort: $sort) { total sort { by direction } nodes { ${SUB_FIELDS} } } }`;
+export const UPDATE = `mutation($id: UUID!, $input: UpdateWebhookSubscriptionInput!) {
+  updateWebhookSubscription(id: $id, input: $input) { ${SUB_FIELDS} } }`;
+export const DELETE = 'mutation($id: UUID!) { deleteWebhookSubscription(id: $id) { id } }';
+export const ROTATE = `mutation($id: UUID!, $input: RotateWebhookSubscriptionSecretInput) {
+  rotateWebhookSubscriptionSecret(id: $id, input: $input) { ${SUB_FIELDS} } }`;
+export const DELIVERY_FIELDS = `id subscriptionId event status nextAttemptDateUtc payload createdDateUtc
+  attempts { attemptedDateUtc statusCode error durationMs trigger requestId responseBody }`;
+export const TEST = `mutation($id: UUID!) { testWebhookSubscription(id: $id) { ${DELIVERY_FIELDS} } }`;
+export const DELIVERY = `query($id: String!) { webhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
+export const DELIVERIES = `query($subscriptionId: UUID, $status: WebhookDeliveryStatus, $event: String) {
+  webhookDeliveries(subscriptionId: $subscriptionId, status: $status, event: $event) {
+    total nodes { ${DELIVERY_FIELDS} } } }`;
+export const REDELIVER = `mutation($id: String!) { redeliverWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`;
+
+export type S = Record<string, any>;
+
+/** Raw rows, past every visibility rule. */
+export function rows<T = S>(h: Harness, sql: string, params: unknown[] = []): Promise<T[]> {
+  return h.orm.em.fork().getConnection().execute<T[]>(sql, params);
+}
