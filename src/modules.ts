@@ -1,15 +1,17 @@
 // The subdomains the service is composed of, in dependency order.
-import { accountsModule } from './accounts/accounts.resolvers.js';
+import { createAccountsModule } from './accounts/accounts.resolvers.js';
 import { bookingPolicy } from './bookings/booking.policy.js';
 import { createBookingsModule } from './bookings/bookings.resolvers.js';
 import { recordingLockDevice } from './bookings/car-lock.port.js';
 import { bookingOccupancy } from './bookings/car-occupancy.adapter.js';
+import { bookingCounterparties } from './bookings/counterparties.adapter.js';
 import { createCarsModule } from './cars/cars.resolvers.js';
 import { clientappsModule } from './clientapps/clientapps.resolvers.js';
 import { OutboxEventSchema } from './events/outbox.entity.js';
 import { feedbackModule } from './feedback/feedback.resolvers.js';
 import type { DomainModule } from './graphql/module.js';
 import { ratingsModule } from './ratings/ratings.resolvers.js';
+import { reportsModule } from './reports/reports.resolvers.js';
 import { verificationsModule } from './verifications/verifications.resolvers.js';
 import { defaultWebhookSettings, type WebhookSettings } from './webhooks/webhook.context.js';
 import { createWebhooksModule } from './webhooks/webhooks.resolvers.js';
@@ -33,7 +35,8 @@ export function composeModules(settings: ModuleSettings = { bookingLeadMinutes: 
     core,
     ratingsModule,
     verificationsModule,
-    accountsModule,
+    // Accounts ask bookings who is whose counterparty (the phone number rule) through this port.
+    createAccountsModule(bookingCounterparties),
     // Cars ask bookings whether a car is booked through this port (cars never import bookings).
     createCarsModule(bookingOccupancy),
     feedbackModule,
@@ -43,6 +46,7 @@ export function composeModules(settings: ModuleSettings = { bookingLeadMinutes: 
     }),
     clientappsModule,
     createWebhooksModule(settings.webhooks ?? defaultWebhookSettings),
+    reportsModule,
   ];
 }
 

@@ -6,6 +6,7 @@ import { carRoutes } from './cars.routes.js';
 import { clientAppRoutes } from './clientapps.routes.js';
 import { feedbackRoutes } from './feedback.routes.js';
 import { ratingRoutes } from './ratings.routes.js';
+import { reportRoutes } from './reports.routes.js';
 import { verificationRoutes } from './verifications.routes.js';
 import { webhookRoutes } from './webhooks.routes.js';
 
@@ -18,4 +19,5 @@ export const routeModules: readonly RouteModule[] = [
   bookingRoutes,
   clientAppRoutes,
   webhookRoutes,
+  reportRoutes,
 ];

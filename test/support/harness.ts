@@ -107,7 +107,14 @@ export async function createHarness(opts: { now?: string; modules?: DomainModule
     run,
     async ok<T>(actor: Actor, query: string, variables?: Record<string, unknown>) {
       const r = await run<T>(actor, query, variables);
-      if (r.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(r.errors, null, 2)}`);
+      if (r.errors?.length) {
+        const logged = logs
+          .filter((l) => l.level === 50)
+          .map((l) => (l.err as { message?: string } | undefined)?.message);
+        throw new Error(
+          `GraphQL errors: ${JSON.stringify(r.errors, null, 2)}${logged.length ? `\nlogged: ${logged.join('; ')}` : ''}`,
+        );
+      }
       return r.data as T;
     },
     async reset() {

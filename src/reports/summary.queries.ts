@@ -1,0 +1,109 @@
+// The summary report (CONTRACT §7): three SQL statements over bookings, accounts, cars and verifications.
+// Reports read those tables directly rather than import their subdomains: a count is one aggregate, not a loader.
+import { createHash } from 'node:crypto';
+import type { Context } from '../graphql/context.js';
+import { checkRange } from '../shared/pagination.js';
+
+const DAY_MS = 86_400_000;
+const DEFAULT_DAYS = 30;
+
+/** The kinds CONTRACT §5 requires of a borrower and of a car: all Verified makes the subject verified. */
+const BORROWER_KINDS = ['Email', 'PhoneNumber', 'DriversLicense'] as const;
+const CAR_KINDS = ['LicensePlate', 'RoadWorthiness'] as const;
+
+export const bookingStates = [
+  'Pending',
+  'Approved',
+  'Declined',
+  'Expired',
+  'Cancelled',
+  'InUse',
+  'Returned',
+  'Completed',
+] as const;
+type BookingState = (typeof bookingStates)[number];
+type StateCounts = { [S in BookingState as Uncapitalize<S>]: number };
+
+export interface Summary {
+  id: string;
+  fromUtc: Date;
+  toUtc: Date;
+  bookingsByState: StateCounts;
+  users: { active: number; unverified: number };
+  cars: { listed: number; unverified: number };
+  bookingsInRange: { created: number; used: number; completed: number };
+  createdDateUtc: Date;
+  lastModifiedDateUtc: Date;
+}
+
+export interface SummaryArgs {
+  fromUtc?: Date | null;
+  toUtc?: Date | null;
+}
+
+/** A UUID (version 8, name-based) for the report of one range, so the same range is the same resource. */
+function rangeId(from: Date, to: Date): string {
+  const h = createHash('sha256').update(`summary:${from.toISOString()}:${to.toISOString()}`).digest('hex');
+  const variant = ((Number.parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const uncap = <S extends string>(s: S) => (s.charAt(0).toLowerCase() + s.slice(1)) as Uncapitalize<S>;
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/** Subjects of one type that lack one of the required kinds in Verified: `not in` this set. */
+const verifiedSubjects = (kinds: readonly string[]) =>
+  `select subject_id from verification where subject_type = ? and status = 'Verified'
+     and kind in (${placeholders(kinds.length)}) group by subject_id having count(distinct kind) = ?`;
+
+export async function summary(ctx: Context, args: SummaryArgs): Promise<Summary> {
+  checkRange('fromUtc', args.fromUtc, 'toUtc', args.toUtc);
+  const to = args.toUtc ?? ctx.clock.now();
+  const from = args.fromUtc ?? new Date(to.getTime() - DEFAULT_DAYS * DAY_MS);
+  checkRange('fromUtc', from, 'toUtc', to);
+  const conn = ctx.em.getConnection();
+  const tx = ctx.em.getTransactionContext();
+  const run = async (sql: string, params: unknown[]) =>
+    (await conn.execute<Record<string, string>[]>(sql, params, 'all', tx))[0] ?? {};
+
+  const inRange = (col: string) => `count(*) filter (where ${col} >= ? and ${col} < ?)`;
+  const bookings = await run(
+    `select ${bookingStates.map((s) => `count(*) filter (where state = '${s}') as "${uncap(s)}"`).join(', ')},
+       ${inRange('created_date_utc')} as created, ${inRange('used_date_utc')} as used,
+       ${inRange('completed_date_utc')} as completed_in_range
+     from car_booking`,
+    [from, to, from, to, from, to],
+  );
+  const users = await run(
+    `select count(*) filter (where status = 'Active') as active,
+       count(*) filter (where id not in (${verifiedSubjects(BORROWER_KINDS)})) as unverified
+     from user_account`,
+    ['UserAccount', ...BORROWER_KINDS, BORROWER_KINDS.length],
+  );
+  const cars = await run(
+    `select count(*) filter (where status = 'Listed') as listed,
+       count(*) filter (where id not in (${verifiedSubjects(CAR_KINDS)})) as unverified
+     from car`,
+    ['Car', ...CAR_KINDS, CAR_KINDS.length],
+  );
+
+  const n = (v: string | undefined) => Number(v ?? 0);
+  const now = ctx.clock.now();
+  return {
+    id: rangeId(from, to),
+    fromUtc: from,
+    toUtc: to,
+    bookingsByState: Object.fromEntries(
+      bookingStates.map((s) => [uncap(s), n(bookings[uncap(s)])]),
+    ) as StateCounts,
+    users: { active: n(users.active), unverified: n(users.unverified) },
+    cars: { listed: n(cars.listed), unverified: n(cars.unverified) },
+    bookingsInRange: {
+      created: n(bookings.created),
+      used: n(bookings.used),
+      completed: n(bookings.completed_in_range),
+    },
+    createdDateUtc: now,
+    lastModifiedDateUtc: now,
+  };
+}
