@@ -83,7 +83,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     const authorization = ctx.get('Authorization') || undefined;
     const isGet = route.def.method === 'GET';
     const ttl = route.def.ttl ?? DEFAULT_TTL;
-    const tags = isGet ? [...reachable(route.shape.node)] : [];
+    const tags = isGet ? [...reachable(route.shape.node), ...(route.def.dependsOn ?? [])] : [];
     let cacheKey: string | undefined;
     let versions: Record<string, number> = {};
     if (isGet && deps.cache) {

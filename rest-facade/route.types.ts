@@ -22,6 +22,8 @@ export interface RouteDef {
   ttl?: number;
   /** Resource types (GraphQL names) a mutation changes besides those its result shows. */
   invalidates?: readonly string[];
+  /** Resource types a GET's answer is computed from besides those it shows (a report's counts): their mutations make it stale. */
+  dependsOn?: readonly string[];
   /** Where a created resource lives when it has no `GET /<plural>/{Id}` route: `/cars/{CarId}/unavailabilities`. */
   location?: string;
   /** One line for the OpenAPI reference. */

@@ -6,7 +6,7 @@ import type { Logger } from '../shared/log.js';
 import { findAccount } from './account.lookup.js';
 import { apiScopes } from './actor.js';
 import { API_RESOURCE, grantScopes, rememberedScopes } from './consent.store.js';
-import { errorPage } from './interaction.pages.js';
+import { errorPage, PAGE_CSP } from './interaction.pages.js';
 import { pgAdapter } from './oauth.adapter.js';
 import {
   ALLOWED_SCOPES,
@@ -153,6 +153,8 @@ export function oauthConfiguration(deps: OAuthConfigDeps): Configuration {
     renderError: async (ctx, out) => {
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Security-Policy', PAGE_CSP);
+      ctx.set('X-Frame-Options', 'DENY');
       ctx.body = errorPage(
         'Sign-in could not continue',
         `${out.error}: ${out.error_description ?? 'the request was not valid'}. Return to the application and try again.`,

@@ -94,6 +94,8 @@ export const operations = {
   redeliverWebhookDelivery: webhooksWrite,
   // the GraphQL subscription `events` (graphql-ws), with the same visibility as webhook subscriptions
   events: webhooksRead,
+  // reports: network-wide counts for operators and client applications allowed `reports:read`
+  summary: { ops: [], clientapplication: ['reports:read'] },
 } as const satisfies Record<string, Rule>;
 
 export type Operation = keyof typeof operations;

@@ -14,8 +14,8 @@ import {
 } from './subscription.commands.js';
 import { WebhookSubscriptionSchema } from './subscription.entity.js';
 import type { CreateSubscriptionsInput, UpdateSubscriptionInput } from './subscription.input.js';
-import { type DeliveryView, subscriptionView, type WebhookSettings } from './webhook.context.js';
-import { attemptsByDelivery, subscriptionById } from './webhook.loaders.js';
+import type { DeliveryView, WebhookSettings } from './webhook.context.js';
+import { attemptsByDelivery } from './webhook.loaders.js';
 import {
   type DeliveryFilter,
   getDelivery,
@@ -24,7 +24,6 @@ import {
   searchDeliveries,
   searchSubscriptions,
 } from './webhook.queries.js';
-import { canManage } from './webhook.rules.js';
 
 type Id = { id: string };
 
@@ -63,10 +62,6 @@ const resolvers = (settings: WebhookSettings): IResolvers<unknown, Context> => (
   },
   WebhookDelivery: {
     attempts: (d: DeliveryView, _: unknown, ctx: Context) => attemptsByDelivery(ctx).load(d.id),
-    subscription: async (d: DeliveryView, _: unknown, ctx: Context) => {
-      const s = await subscriptionById(ctx).load(d.subscriptionId);
-      return s && canManage(ctx.actor, s) ? subscriptionView(s) : null;
-    },
   },
 });
 

@@ -244,7 +244,10 @@ describe('authorization code with PKCE', () => {
     const r = await new Browser(s).request(url.toString());
     expect(r.status).toBe(400);
     expect(r.headers.get('location')).toBeNull();
-    expect(await r.text()).toContain('redirect_uri');
+    expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const html = await r.text();
+    expect(html).toContain('redirect_uri');
+    expect(html).not.toMatch(/\s(src|href)=/);
   });
 
   it('redeems one code exactly once when two redemptions race', async () => {
@@ -362,6 +365,24 @@ describe('refresh', () => {
     await oc.tokenRevocation(config, t.refresh_token!);
     expect((await oauthError(oc.refreshTokenGrant(config, t.refresh_token!))).error).toBe('invalid_grant');
     expect((await gql(s, t.access_token, '{ me { id } }')).status).toBe(401);
+  });
+
+  it('treats a used refresh token presented again later as a replay: the whole grant is revoked', async () => {
+    const user = await signUp(s);
+    const app = await webApp();
+    const config = await configFor(s, app);
+    const t = await userTokens(s, app, REDIRECT, user, SCOPE);
+    const next = await oc.refreshTokenGrant(config, t.refresh_token!);
+    // Moments later it is a client racing itself; some seconds later, a replay.
+    expect((await oauthError(oc.refreshTokenGrant(config, t.refresh_token!))).error).toBe('invalid_grant');
+    expect((await gql(s, next.access_token, '{ me { id } }')).status).toBe(200);
+    await s.sql(
+      `update oauth_model set consumed_at = now() - interval '1 minute' where model = 'RefreshToken' and consumed_at is not null and account_id = ?`,
+      [user.id],
+    );
+    expect((await oauthError(oc.refreshTokenGrant(config, t.refresh_token!))).error).toBe('invalid_grant');
+    expect((await gql(s, next.access_token, '{ me { id } }')).status).toBe(401);
+    expect((await oauthError(oc.refreshTokenGrant(config, next.refresh_token!))).error).toBe('invalid_grant');
   });
 
   it('gives exactly one success when one rotating refresh token is redeemed twice at once', async () => {

@@ -478,6 +478,13 @@ const specs: Spec[] = [
     // An operator's token without `ops` but with reports:read still reads network-wide (CONTRACT §6).
     opsAsUser: 'ok',
   },
+  // the summary report (CONTRACT §7): ops, and client applications with reports:read
+  {
+    op: 'summary',
+    doc: '{ summary { __typename } }',
+    vars: () => ({}),
+    who: { ops: { any: [] }, app: { any: ['reports:read'] } },
+  },
   // client applications (CONTRACT §7): operators only, through a token carrying `ops`
   {
     op: 'clientApplications',

@@ -9,6 +9,7 @@ import type { Authenticator } from '../../src/auth/authenticate.js';
 import { loadConfig } from '../../src/config.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
+import { freePort } from './process.js';
 
 export interface TestService {
   service: Service;
@@ -23,8 +24,11 @@ export async function startTestService(
   opts: { env?: Record<string, string>; authenticator?: Authenticator; clock?: Clock } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'carshare-svc-'));
+  // The port is chosen first so PUBLIC_URL (the OAuth issuer, Location headers) names the real origin.
+  const port = await freePort();
   const config = loadConfig({
-    PORT: '0',
+    PORT: String(port),
+    PUBLIC_URL: `https://localhost:${port}`,
     HTTP_PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -39,7 +43,7 @@ export async function startTestService(
     ...opts.env,
   });
   const service = await startService({
-    config: { ...config, PUBLIC_URL: opts.env?.PUBLIC_URL ?? 'https://localhost' },
+    config,
     log: pino({ level: 'silent' }),
     timers: false,
     ...(opts.authenticator ? { authenticator: opts.authenticator } : {}),
