@@ -19,6 +19,7 @@ const columns = {
 
 export interface UserAccountFilter extends PageArgs {
   username?: string | null;
+  search?: string | null;
   status?: string | null;
   role?: string | null;
 }
@@ -46,6 +47,16 @@ export async function searchUserAccounts(ctx: Context, args: UserAccountFilter):
         .toLowerCase()
         .replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
     );
+  }
+  if (args.search?.trim()) {
+    // A person is found by e-mail or by name (the operators' search box).
+    const like = `%${args.search
+      .trim()
+      .toLowerCase()
+      .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(`(username like ? escape '\\' or id in (select user_id from profile
+      where lower(first_name || ' ' || last_name) like ? escape '\\' or lower(display_name) like ? escape '\\'))`);
+    params.push(like, like, like);
   }
   if (args.status) {
     where.push('status = ?');

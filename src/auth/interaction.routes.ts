@@ -68,7 +68,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     // (Koa 3's ctx.origin is the Origin header itself, so our own origin is built.)
     const origin = ctx.get('Origin');
     const own = `${ctx.protocol}://${ctx.host}`;
-    if (ctx.get('Sec-Fetch-Site') === 'cross-site' || (origin && origin !== own)) return false;
+    // These pages send no referrer, so a browser posts their forms with `Origin: null`: Sec-Fetch-Site (which
+    // pages cannot forge) then says whether the form was our own.
+    const ownForm = origin === 'null' && ctx.get('Sec-Fetch-Site') === 'same-origin';
+    if (ctx.get('Sec-Fetch-Site') === 'cross-site' || (origin && origin !== own && !ownForm)) return false;
     const sent = Buffer.from(String((ctx.request.body as Record<string, unknown> | undefined)?.csrf ?? ''));
     const expected = Buffer.from(csrfFor(uid));
     return sent.length === expected.length && timingSafeEqual(sent, expected);

@@ -21,6 +21,26 @@ export const clientApplicationById = defineLoader<string, ClientApplication | nu
     byKey(ids, await em.find(ClientApplication, { id: { $in: [...ids] } }), (a) => a.id, null),
 );
 
+/**
+ * People holding a live grant of each app (by client id): they signed in through it and have not disconnected it,
+ * nor has it been suspended. Expiry is compared with the database's clock, as oidc-provider wrote it from real time.
+ */
+export const connectedUsersByClientId = defineLoader<string, number>(
+  'connectedUsersByClientId',
+  async (em, ids) => {
+    const rows = await em.getConnection().execute<{ client_id: string; n: string }[]>(
+      `select client_id, count(distinct account_id) as n from oauth_model
+       where model = 'Grant' and client_id in (${ids.map(() => '?').join(', ')}) and account_id is not null
+         and (expires_at is null or expires_at > now())
+       group by client_id`,
+      [...ids],
+      'all',
+      em.getTransactionContext(),
+    );
+    return byKey(ids, rows, (r) => r.client_id, undefined).map((r) => Number(r?.n ?? 0));
+  },
+);
+
 export interface ClientApplicationFilter extends PageArgs {
   name?: string | null;
   status?: string | null;

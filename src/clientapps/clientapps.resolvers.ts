@@ -11,9 +11,10 @@ import {
   suspendClientApplication,
   updateClientApplication,
 } from './client-application.commands.js';
-import { ClientApplicationSchema } from './client-application.entity.js';
+import { type ClientApplication, ClientApplicationSchema } from './client-application.entity.js';
 import {
   type ClientApplicationFilter,
+  connectedUsersByClientId,
   getClientApplication,
   searchClientApplications,
 } from './client-application.queries.js';
@@ -42,6 +43,8 @@ const resolvers: IResolvers<unknown, Context> = {
   ClientApplication: {
     // Present only on the answer to create and rotate.
     clientSecret: (a: { clientSecret?: string }) => a.clientSecret ?? null,
+    connectedUsers: (a: ClientApplication, _: unknown, ctx: Context) =>
+      connectedUsersByClientId(ctx).load(a.clientId),
   },
 };
 

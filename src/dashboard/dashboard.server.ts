@@ -1,0 +1,91 @@
+// The operators dashboard at /dashboard: server-rendered pages, a GraphQL client of this service signed in
+// through its own authorization server as the first-party client created at bootstrap (CONTRACT §12).
+import { readFileSync } from 'node:fs';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { derivedSecret, loadOAuthKeys } from '../auth/oauth.keys.js';
+import { dashboardClient } from '../clientapps/first-party.js';
+import type { Orm } from '../db/orm.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import { clientAppRoutes } from './clientapps.routes.js';
+import type { Execute } from './dashboard.api.js';
+import { createKit } from './dashboard.kit.js';
+import { BASE, secure, send } from './dashboard.layout.js';
+import { sessions } from './dashboard.session.js';
+import { signInRoutes } from './dashboard.signin.js';
+import { html } from './html.js';
+import { summaryRoutes } from './summary.routes.js';
+import { userRoutes } from './users.routes.js';
+import { verificationRoutes } from './verifications.routes.js';
+import { webhookRoutes } from './webhooks.routes.js';
+
+export interface DashboardDeps {
+  orm: Orm;
+  publicUrl: string;
+  clock: Clock;
+  log: Logger;
+  execute: Execute;
+}
+
+const assets = {
+  'dashboard.css': 'text/css; charset=utf-8',
+  'dashboard.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+} as const;
+
+export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middleware> {
+  const client = await dashboardClient(deps.orm, deps.publicUrl);
+  const keys = await loadOAuthKeys(deps.orm);
+  const store = sessions(Buffer.from(derivedSecret(keys, 'dashboard-session'), 'base64url'), deps.clock);
+  const kit = createKit({ ...deps, sessions: store, client });
+  const files = Object.fromEntries(
+    Object.keys(assets).map((f) => [f, readFileSync(new URL(`./assets/${f}`, import.meta.url))]),
+  );
+
+  const router = new Router({ prefix: BASE });
+  router.use(bodyParser({ enableTypes: ['form'], formLimit: '64kb' }));
+  router.get('/assets/:file', (ctx) => {
+    const file = ctx.params.file as keyof typeof assets;
+    if (!Object.hasOwn(assets, file)) return;
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.type = assets[file];
+    ctx.body = files[file];
+  });
+  signInRoutes(router, kit, { client, execute: deps.execute, clock: deps.clock });
+  summaryRoutes(router, kit);
+  clientAppRoutes(router, kit);
+  webhookRoutes(router, kit);
+  verificationRoutes(router, kit);
+  userRoutes(router, kit);
+  const routes = router.routes();
+
+  return async (ctx, next) => {
+    if (ctx.path !== BASE && !ctx.path.startsWith(`${BASE}/`)) return next();
+    secure(ctx);
+    try {
+      await routes(ctx as Parameters<typeof routes>[0], async () => undefined);
+    } catch (err) {
+      deps.log.error({ err, requestId: ctx.state.requestId }, 'unexpected error in the dashboard');
+      return send(
+        ctx,
+        {
+          title: 'Something went wrong',
+          body: html`<p>The dashboard could not show this page because of an error on our side. Reload the page
+to see what was saved; if it happens again, quote the request id <code>${String(ctx.state.requestId)}</code> to support.</p><p><a href="${BASE}">Back to the dashboard</a></p>`,
+        },
+        500,
+      );
+    }
+    if (ctx.status === 404 && ctx.body === undefined)
+      send(
+        ctx,
+        {
+          title: 'Page not found',
+          body: html`<p>There is no such page. <a href="${BASE}">Go to the dashboard</a>.</p>`,
+        },
+        404,
+      );
+  };
+}

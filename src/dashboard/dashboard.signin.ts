@@ -1,0 +1,148 @@
+// Signing operators in and out through the service's own authorization server: start (state and PKCE verifier
+// in a short-lived encrypted cookie), the callback (code → tokens, operators only), and sign-out (revocation).
+import { randomBytes } from 'node:crypto';
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import type { Clock } from '../shared/clock.js';
+import type { Execute } from './dashboard.api.js';
+import type { Kit } from './dashboard.kit.js';
+import { BASE, send } from './dashboard.layout.js';
+import {
+  authorizationUrl,
+  DASHBOARD_SCOPE,
+  exchangeCode,
+  newVerifier,
+  type OAuthClient,
+  revokeToken,
+} from './dashboard.oauth.js';
+import { newSessionId } from './dashboard.session.js';
+import { href, html } from './html.js';
+
+const ME = '{ me { id username roles } }';
+
+/** Only a path inside the dashboard may be returned to after sign-in (no open redirect). */
+const safeNext = (v: unknown): string =>
+  typeof v === 'string' && /^\/dashboard(\/|\?|$)/.test(v) && !v.includes('\\') ? v : BASE;
+
+const signInLink = (next = BASE) =>
+  html`<p><a class="button" href="${href(`${BASE}/signin`, { next })}">Sign in</a></p>`;
+
+/** What the authorization server's error codes mean to a person. */
+const oauthErrors: Record<string, string> = {
+  login_required: 'You need to sign in to use the dashboard.',
+  invalid_scope: 'The dashboard asked for a permission the authorization server does not allow it.',
+  unauthorized_client:
+    'The dashboard’s client application is not allowed to sign people in (is it suspended?).',
+  invalid_client: 'The dashboard’s client application was not recognised (was it suspended or changed?).',
+  invalid_grant: 'The sign-in code had expired or was already used.',
+  server_error: 'The authorization server had a problem.',
+  temporarily_unavailable: 'The authorization server is busy.',
+};
+
+export function signInRoutes(
+  router: Router,
+  kit: Kit,
+  deps: { client: OAuthClient; execute: Execute; clock: Clock },
+): void {
+  const { sessions, publicUrl } = kit;
+  const notOperator = (ctx: Koa.Context, next: string, username?: string) =>
+    send(
+      ctx,
+      {
+        title: 'This dashboard is for operators',
+        body: html`<p>You signed in${username ? html` as <strong>${username}</strong>` : ''}, but the account does not have
+the operator role, so the dashboard cannot be used with it. Ask an operator if you need access.</p>
+<p><a href="${href(`${BASE}/signin`, { next })}">Sign in with another account</a></p>`,
+      },
+      403,
+    );
+  const fail = (ctx: Koa.Context, status: number, title: string, text: string, next = BASE) =>
+    send(ctx, { title, body: html`<p>${text}</p>${signInLink(next)}` }, status);
+
+  router.get('/signin', (ctx) => {
+    const state = randomBytes(16).toString('base64url');
+    const verifier = newVerifier();
+    sessions.writeSignIn(ctx, {
+      state,
+      verifier,
+      next: safeNext(ctx.query.next),
+      startedAt: deps.clock.now().getTime(),
+    });
+    ctx.status = 303;
+    ctx.redirect(authorizationUrl(publicUrl, deps.client, state, verifier));
+  });
+
+  router.get('/oauth/callback', async (ctx) => {
+    const pending = sessions.readSignIn(ctx);
+    sessions.clearSignIn(ctx);
+    const q = ctx.query as Record<string, string | undefined>;
+    if (!pending || typeof q.state !== 'string' || q.state !== pending.state)
+      return fail(
+        ctx,
+        400,
+        'This sign-in has expired',
+        'It took too long, or it began in another browser or tab. Start again.',
+      );
+    // The dashboard asks only for `ops`, with no consent step: access_denied means the account cannot grant it.
+    if (q.error === 'access_denied') return notOperator(ctx, pending.next);
+    if (q.error) {
+      const known = oauthErrors[q.error] ?? `The authorization server refused the sign-in (${q.error}).`;
+      return fail(ctx, 400, 'Sign-in did not complete', known, pending.next);
+    }
+    const r = await exchangeCode(ctx, publicUrl, deps.client, String(q.code ?? ''), pending.verifier);
+    if (!r.ok)
+      return fail(
+        ctx,
+        400,
+        'Sign-in did not complete',
+        oauthErrors[r.error] ?? `The token request failed (${r.error}).`,
+        pending.next,
+      );
+    const t = r.tokens;
+    const me = await deps
+      .execute(ME, {}, `Bearer ${t.accessToken}`, String(ctx.state.requestId))
+      .catch(() => undefined);
+    const account = me?.data?.me as { id: string; username: string; roles: string[] } | undefined;
+    if (!t.scope.includes(DASHBOARD_SCOPE) || !account?.roles.includes('ops')) {
+      // Not an operator: the tokens are of no use here, so they are revoked at once.
+      await revokeToken(ctx, publicUrl, deps.client, t.refreshToken ?? t.accessToken);
+      await revokeToken(ctx, publicUrl, deps.client, t.accessToken);
+      return notOperator(ctx, pending.next, account?.username);
+    }
+    const now = deps.clock.now().getTime();
+    sessions.write(ctx, {
+      sid: newSessionId(),
+      accessToken: t.accessToken,
+      refreshToken: t.refreshToken,
+      expiresAt: now + t.expiresIn * 1000,
+      userId: account.id,
+      username: account.username,
+      startedAt: now,
+    });
+    ctx.status = 303;
+    ctx.redirect(pending.next);
+  });
+
+  router.post('/signout', async (ctx) => {
+    const session = sessions.read(ctx);
+    const csrf = (ctx.request.body as Record<string, unknown> | undefined)?.csrf;
+    if (session && !sessions.checkCsrf(session, csrf))
+      return send(
+        ctx,
+        {
+          title: 'You are still signed in',
+          body: html`<p>The sign-out form had expired. Use the Sign out button of a freshly loaded page.</p><p><a href="${BASE}">Back to the dashboard</a></p>`,
+        },
+        403,
+      );
+    if (session) {
+      if (session.refreshToken) await revokeToken(ctx, publicUrl, deps.client, session.refreshToken);
+      await revokeToken(ctx, publicUrl, deps.client, session.accessToken);
+      sessions.clear(ctx);
+    }
+    send(ctx, {
+      title: 'You are signed out',
+      body: html`<p>Your dashboard session has ended and its tokens were revoked.</p>${signInLink()}`,
+    });
+  });
+}
