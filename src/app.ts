@@ -1,10 +1,11 @@
 // Composition root: builds the Koa application with GraphQL, health endpoints, request ids and logging.
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import type { GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { Redis } from 'ioredis';
 import Koa from 'koa';
 import mount from 'koa-mount';
@@ -16,6 +17,7 @@ import type { Authenticator } from './auth/authenticate.js';
 import { asHttpError, bearerChallenge, bearerChallengePlugin } from './auth/challenge.js';
 import { type AuthServer, OAUTH_PATH } from './auth/oauth.server.js';
 import type { Config } from './config.js';
+import { createDashboard } from './dashboard/dashboard.server.js';
 import { migrationsPending } from './db/migrate.js';
 import type { Orm } from './db/orm.js';
 import { type Context, createContext } from './graphql/context.js';
@@ -90,6 +92,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     stopOnTerminationSignals: false,
     introspection: true,
     plugins: [
+      // No @cacheControl hints are used (the REST facade caches on its own), and the default plugin costs a hook
+      // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
+      ApolloServerPluginCacheControlDisabled(),
       metrics.graphqlPlugin,
       bearerChallengePlugin<Context>(),
       // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.
@@ -256,16 +261,28 @@ export async function createApp(deps: AppDeps): Promise<App> {
     koa.use(mount(OAUTH_PATH, deps.oauth.provider));
   }
 
+  // GraphQL clients living in this process (the REST facade, the dashboard): same Apollo execution and context.
+  const execute = async (
+    document: string | DocumentNode,
+    variables: Record<string, unknown>,
+    authorization: string | undefined,
+    requestId: string,
+  ) => {
+    const contextValue = await contextFor(authorization, requestId);
+    const res = await apollo.executeOperation({ query: document, variables }, { contextValue });
+    if (res.body.kind !== 'single') throw new Error('expected a single GraphQL result');
+    return res.body.singleResult;
+  };
+
+  // The operators dashboard, signed in through the authorization server above as its first-party client.
+  if (deps.oauth)
+    koa.use(await createDashboard({ orm, publicUrl: deps.config.PUBLIC_URL, clock, log, execute }));
+
   // The REST facade at /api (not /api/oauth): same Apollo execution and context as /graphql.
   const facade = createFacade({
     schema: deps.schema,
     publicUrl: deps.config.PUBLIC_URL,
-    execute: async (document, variables, authorization, requestId) => {
-      const contextValue = await contextFor(authorization, requestId);
-      const res = await apollo.executeOperation({ query: document, variables }, { contextValue });
-      if (res.body.kind !== 'single') throw new Error('expected a single GraphQL result');
-      return res.body.singleResult;
-    },
+    execute,
     identify,
     cache: redis ? redisCache(redis) : memoryCache(),
     onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),

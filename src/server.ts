@@ -6,6 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
+import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { responseStatus } from './shared/errors.js';
 
 export interface ListenOptions {
@@ -23,6 +24,10 @@ export interface Listeners {
   close(): Promise<void>;
 }
 
+/** Shutdown: requests in flight get this long to finish; WebSocket peers this long to answer the goodbye. */
+const HTTP_DRAIN_MS = 10_000;
+const WS_DRAIN_MS = 3_000;
+
 const HTTPS_REQUIRED = JSON.stringify(
   responseStatus('HttpsRequired', 'This service is only available over HTTPS'),
 );
@@ -37,21 +42,16 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
   });
 }
 
-function closeServer(server: http.Server | https.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-}
-
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
   let handler: ReturnType<App['koa']['callback']> | undefined;
   // The Koa callback is resolved on the first request, after every middleware has been added.
   const secure = https.createServer({ key: opts.key, cert: opts.cert }, (req, res) => {
+    secureDrain.track(res);
     handler ??= app.koa.callback();
     return handler(req, res);
   });
   const plain = http.createServer((req, res) => {
+    plainDrain.track(res);
     const requestId = req.headers['request-id'];
     res.writeHead(403, {
       'Content-Type': 'application/json; charset=utf-8',
@@ -61,6 +61,8 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     });
     res.end(HTTPS_REQUIRED);
   });
+  const secureDrain = drainOf(secure);
+  const plainDrain = drainOf(plain);
 
   const wss = new WebSocketServer({ server: secure, path: '/graphql' });
   const ws = useServer<Record<string, unknown>>(
@@ -93,8 +95,10 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     port,
     httpPort,
     async close() {
-      await ws.dispose();
-      await Promise.all([closeServer(secure), closeServer(plain)]);
+      // WebSocket clients are told to go while HTTP drains; neither waits on the other.
+      const stopCutting = cutWebSocketsAfter(wss, WS_DRAIN_MS);
+      await Promise.all([ws.dispose(), secureDrain.close(HTTP_DRAIN_MS), plainDrain.close(HTTP_DRAIN_MS)]);
+      stopCutting();
     },
   };
 }

@@ -7,12 +7,15 @@ import { startBookingTimers } from './bookings/booking.timers.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
+import { watchPool } from './db/pool.metrics.js';
 import { type EventBus, localBus, redisBus } from './events/bus.js';
 import { buildSchema } from './graphql/schema.js';
+import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
 import { listen } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
+import { every, type Periodic } from './shared/periodic.js';
 import { loadCertificate } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
 import {
@@ -44,7 +47,9 @@ export interface ServiceOptions {
    * Webhook fan-out and delivery workers: on with the timers unless given. Tests pass overrides (a fast retry
    * schedule, short polls, a CA for their receivers) or `false`.
    */
-  webhooks?: Partial<Omit<WebhookRuntimeOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'bus'>> | false;
+  webhooks?:
+    | Partial<Omit<WebhookRuntimeOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'bus' | 'metrics'>>
+    | false;
 }
 
 const SWEEP_MS = 60_000;
@@ -94,8 +99,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         },
       }),
     );
+    // One registry for the instance: HTTP and GraphQL (app), webhooks and the database pool publish on it.
+    const metrics = createMetrics();
+    watchPool(db.orm, metrics);
     const app = await createApp({
       config,
+      metrics,
       metricsToken: config.METRICS_TOKEN,
       orm: db.orm,
       schema,
@@ -117,16 +126,15 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       cert: tls.cert,
     });
 
-    const timers: NodeJS.Timeout[] = [];
+    const timers: Periodic[] = [];
     if (opts.timers !== false) {
-      const sweep = setInterval(() => {
-        db.orm.em
-          .fork()
-          .transactional((em) => expireVerifications({ em, clock }))
-          .catch((err) => log.error({ err }, 'verification expiry sweep failed'));
-      }, SWEEP_MS);
-      sweep.unref();
-      timers.push(sweep);
+      timers.push(
+        every(
+          SWEEP_MS,
+          () => db.orm.em.fork().transactional((em) => expireVerifications({ em, clock })),
+          (err) => log.error({ err }, 'verification expiry sweep failed'),
+        ),
+      );
       // Booking timers (expire, no-show, auto-complete): every instance sweeps; SKIP LOCKED shares the work.
       const policy = bookingPolicy(config.BOOKING_LEAD_MINUTES);
       timers.push(startBookingTimers({ orm: db.orm, clock, policy, log }));
@@ -139,6 +147,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         clock,
         log,
         bus,
+        metrics,
         ...webhookSettings(config),
         ...(opts.webhooks || {}),
       });
@@ -150,10 +159,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       certPath: tls.certPath,
       db,
       async stop() {
-        for (const t of timers) clearInterval(t);
-        await listeners.close();
-        await app.stop();
-        await webhooks?.stop();
+        // Drained side by side: HTTP and WebSocket clients, deliveries in flight, a sweep in progress. Events
+        // committed meanwhile wait in the outbox for the next fan-out, here or on another instance.
+        await Promise.all([
+          listeners.close().then(() => app.stop()),
+          webhooks?.stop(),
+          ...timers.map((t) => t.stop()),
+        ]);
         await bus?.close();
         await auth?.close();
         if (ownsDb) await db.close();

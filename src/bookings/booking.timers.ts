@@ -6,6 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import { every, type Periodic } from '../shared/periodic.js';
 import { recordBookingEvent } from './booking.events.js';
 import { type BookingPolicy, minutes, shift } from './booking.policy.js';
 import { CarBooking, moveTo } from './car-booking.entity.js';
@@ -87,20 +88,13 @@ export function startBookingTimers(opts: {
   policy: BookingPolicy;
   log: Logger;
   everyMs?: number;
-}): NodeJS.Timeout {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweepBookingTimers(opts.orm, opts.clock, opts.policy)
-      .then((r) => {
-        if (r.expired + r.noShows + r.autoCompleted > 0) opts.log.info(r, 'booking timers fired');
-      })
-      .catch((err) => opts.log.error({ err }, 'booking timer sweep failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, opts.everyMs ?? 15_000);
-  timer.unref();
-  return timer;
+}): Periodic {
+  return every(
+    opts.everyMs ?? 15_000,
+    async () => {
+      const r = await sweepBookingTimers(opts.orm, opts.clock, opts.policy);
+      if (r.expired + r.noShows + r.autoCompleted > 0) opts.log.info(r, 'booking timers fired');
+    },
+    (err) => opts.log.error({ err }, 'booking timer sweep failed'),
+  );
 }

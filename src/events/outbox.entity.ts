@@ -12,6 +12,8 @@ export const OutboxEventSchema = defineEntity({
     audienceUserIds: p.json<string[]>(),
     occurredDateUtc: p.datetime(),
     publishedDateUtc: p.datetime().nullable(),
+    /** The Request-Id of the request that raised it (null for timers): joins delivery logs to the request. */
+    requestId: p.string().length(128).nullable(),
   },
 });
 export class OutboxEvent extends OutboxEventSchema.class {}

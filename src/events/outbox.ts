@@ -8,6 +8,8 @@ import { OutboxEvent } from './outbox.entity.js';
 export interface EventContext {
   em: EntityManager;
   clock: Clock;
+  /** Present when a request raised the event (the GraphQL context carries it through to the commands). */
+  requestId?: string | undefined;
 }
 
 export function recordEvent<E extends EventName>(
@@ -24,6 +26,7 @@ export function recordEvent<E extends EventName>(
     audienceUserIds: [...new Set(audienceUserIds.filter((u): u is string => typeof u === 'string'))],
     occurredDateUtc: occurred,
     publishedDateUtc: null,
+    requestId: ctx.requestId ?? null,
   });
   ctx.em.persist(ev);
   return ev;

@@ -16,6 +16,9 @@ export interface Claimed {
   manual: boolean;
   /** The lease holder: only this claim may write the attempt's outcome. */
   token: string;
+  eventId: string;
+  /** The Request-Id of the request that raised the event (null for timers and tests), for joining logs. */
+  eventRequestId: string | null;
 }
 
 const run = <T>(em: EntityManager, sql: string, params: unknown[]) =>
@@ -35,7 +38,8 @@ export async function claimDue(
           and ("locked_until_utc" is null or "locked_until_utc" <= ?)
         order by "next_attempt_date_utc" limit ? for update skip locked)
       returning d."id", d."subscription_id" as "subscriptionId", d."event", d."body",
-        d."attempt_count" as "attemptCount", d."manual", d."locked_by" as "token"`,
+        d."attempt_count" as "attemptCount", d."manual", d."locked_by" as "token", d."event_id" as "eventId",
+        (select o."request_id" from "outbox_event" o where o."id" = d."event_id") as "eventRequestId"`,
     [token, new Date(opts.now.getTime() + opts.leaseMs), opts.now, opts.now, opts.limit],
   );
   return rows;

@@ -8,6 +8,7 @@ import { type Claimed, claimDue, loadTarget, recordAttempt, releaseUnsent } from
 import { decide, type RetryPolicy } from './outcome.js';
 import { Pump } from './pump.js';
 import { sendAttempt } from './send.js';
+import type { DeliveryOutcome, OutcomeCounter } from './webhook.metrics.js';
 
 export interface WorkerOptions {
   orm: Orm;
@@ -26,6 +27,8 @@ export interface WorkerOptions {
   failingWindowMs: number;
   pollMs: number;
   userAgent: string;
+  /** Counts what became of each delivery handled (metrics). */
+  onOutcome?: OutcomeCounter | undefined;
 }
 
 export class DeliveryWorker {
@@ -73,8 +76,15 @@ export class DeliveryWorker {
     const target = await loadTarget(em, c.subscriptionId, attemptedAt, (b) =>
       this.#o.decrypt(b, c.subscriptionId),
     );
-    if (!target || target.deleted) return releaseUnsent(em, c, 'Cancelled', attemptedAt);
-    if (!target.isActive && !c.manual) return releaseUnsent(em, c, 'Skipped', attemptedAt);
+    const count = (o: DeliveryOutcome) => this.#o.onOutcome?.(o);
+    if (!target || target.deleted) {
+      await releaseUnsent(em, c, 'Cancelled', attemptedAt);
+      return count('cancelled');
+    }
+    if (!target.isActive && !c.manual) {
+      await releaseUnsent(em, c, 'Skipped', attemptedAt);
+      return count('skipped');
+    }
     const result = await sendAttempt(
       this.#o.dispatcher,
       {
@@ -90,11 +100,23 @@ export class DeliveryWorker {
     );
     const now = clock.now();
     const outcome = decide(result, c, now, this.#o.policy);
-    this.#o.log.debug(
-      { deliveryId: c.id, requestId: result.requestId, status: outcome.status, code: outcome.statusCode },
+    // One line per attempt, joinable with the line of the request that raised the event (eventRequestId).
+    this.#o.log.info(
+      {
+        deliveryId: c.id,
+        event: c.event,
+        eventId: c.eventId,
+        eventRequestId: c.eventRequestId,
+        requestId: result.requestId,
+        attempt: outcome.attemptCount,
+        status: outcome.status,
+        code: outcome.statusCode,
+        error: outcome.error,
+        durationMs: result.durationMs,
+      },
       'webhook attempt',
     );
-    await recordAttempt(em, {
+    const mine = await recordAttempt(em, {
       claimed: c,
       result,
       outcome,
@@ -104,6 +126,17 @@ export class DeliveryWorker {
       now,
       failingWindowMs: this.#o.failingWindowMs,
     });
+    count(
+      !mine
+        ? 'lease_lost'
+        : outcome.success
+          ? 'succeeded'
+          : outcome.gone
+            ? 'gone'
+            : outcome.status === 'Pending'
+              ? 'retrying'
+              : 'failed',
+    );
   }
 
   /** Stops claiming; waits for requests in flight (they end by their deadline). Unfinished leases run out. */

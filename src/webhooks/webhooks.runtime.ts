@@ -5,6 +5,7 @@ import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
 import type { EventBus } from '../events/bus.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { deleteFinishedBefore } from './delivery.store.js';
@@ -14,9 +15,11 @@ import { listenForWork } from './listen.js';
 import { Pump } from './pump.js';
 import { decryptSecret, loadDataKey } from './secret.js';
 import { guardedConnector, type Lookup } from './target-guard.js';
+import { webhookMetrics } from './webhook.metrics.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const FANOUT_BATCH = 200;
+const STOP_GRACE_MS = 15_000;
 
 export interface WebhookRuntimeOptions {
   orm: Orm;
@@ -24,6 +27,8 @@ export interface WebhookRuntimeOptions {
   clock: Clock;
   log: Logger;
   bus?: EventBus | undefined;
+  /** The instance's registry: deliveries by outcome and the queue's depth are published on it. */
+  metrics?: Pick<Metrics, 'counter' | 'gauge'> | undefined;
   retryScheduleMs: readonly number[];
   timeoutMs: number;
   allowPrivateTargets: boolean;
@@ -87,6 +92,7 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
     failingWindowMs: o.failingWindowMs ?? 5 * DAY_MS,
     pollMs,
     userAgent: userAgent(),
+    onOutcome: o.metrics ? webhookMetrics(o.metrics, orm, clock) : undefined,
   });
   const fanout = new Pump(
     async () => {
@@ -122,7 +128,8 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
       clearInterval(sweep);
       await listener.close();
       await fanout.stop();
-      await worker.stop(o.timeoutMs + 1000);
+      // Attempts get their deadline, but no more than fits in the process's 20 s shutdown (src/main.ts).
+      await worker.stop(Math.min(o.timeoutMs + 1000, STOP_GRACE_MS));
       // Anything still in flight past its deadline is cut; its lease runs out and another instance retries.
       await dispatcher.destroy();
     },

@@ -5,6 +5,7 @@ import { Migration20261125000300_feedback } from './Migration20261125000300_feed
 import { Migration20261125000400_oauth } from './Migration20261125000400_oauth.js';
 import { Migration20261125000500_webhooks } from './Migration20261125000500_webhooks.js';
 import { Migration20261125000600_bookings } from './Migration20261125000600_bookings.js';
+import { Migration20261126000100_event_request_id } from './Migration20261126000100_event_request_id.js';
 
 export const migrations = [
   { name: 'Migration20261125000100_core', class: Migration20261125000100_core },
@@ -13,4 +14,5 @@ export const migrations = [
   { name: 'Migration20261125000400_oauth', class: Migration20261125000400_oauth },
   { name: 'Migration20261125000500_webhooks', class: Migration20261125000500_webhooks },
   { name: 'Migration20261125000600_bookings', class: Migration20261125000600_bookings },
+  { name: 'Migration20261126000100_event_request_id', class: Migration20261126000100_event_request_id },
 ];
