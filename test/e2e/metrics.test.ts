@@ -41,7 +41,7 @@ describe('/metrics', () => {
     // Every line is a comment or `name{labels} value`.
     for (const line of after.split('\n').filter(Boolean))
       expect(line).toMatch(
-        /^(# (HELP|TYPE) \w+ .*|[a-zA-Z_:][\w:]*(\{[^}]*\})? -?[\d.e+-]+|[a-zA-Z_:][\w:]*(\{[^}]*\})? (NaN|[+-]Inf))$/,
+        /^(# (HELP|TYPE) \w+ .*|[a-zA-Z_:][\w:]*(\{[^}]*\})? -?[\d.e+-]+|[a-zA-Z_:][\w:]*(\{[^}]*\})? (NaN|Nan|[+-]Inf))$/,
       );
     const healthz = { route: '/healthz', method: 'GET', status: '200' };
     expect(
