@@ -57,3 +57,22 @@ export async function searchRows<Row extends object>(
   for (const r of rows) delete (r as { __total?: string }).__total;
   return { rows, total };
 }
+
+/**
+ * Adds `column = ?` for each argument that was given (not undefined or null). Columns are trusted names written
+ * in code; values travel as parameters.
+ */
+export function whereEquals<A extends object>(
+  where: string[],
+  params: unknown[],
+  args: A,
+  columnsByArg: Partial<Record<keyof A & string, string>>,
+): void {
+  for (const [arg, col] of Object.entries(columnsByArg) as [keyof A & string, string][]) {
+    const v = args[arg];
+    if (v !== undefined && v !== null) {
+      where.push(`${col} = ?`);
+      params.push(v);
+    }
+  }
+}

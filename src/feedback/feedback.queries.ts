@@ -1,5 +1,5 @@
 // Reading feedback: public to every caller the permission gate lets read it (`feedback:read`, ops).
-import { searchRows } from '../db/search.js';
+import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
@@ -26,16 +26,7 @@ export async function searchFeedbacks(ctx: Context, args: FeedbackFilter): Promi
   const page = pageRequest(args, { fields: Object.keys(columns), defaultSort: '-createdDateUtc' });
   const where: string[] = [];
   const params: unknown[] = [];
-  for (const [arg, col] of [
-    ['subjectType', 'subject_type'],
-    ['subjectId', 'subject_id'],
-  ] as const) {
-    const v = args[arg];
-    if (v !== undefined && v !== null) {
-      where.push(`${col} = ?`);
-      params.push(v);
-    }
-  }
+  whereEquals(where, params, args, { subjectType: 'subject_type', subjectId: 'subject_id' });
   const { rows, total } = await searchRows<Record<string, unknown>>(
     ctx.em,
     { table: 'feedback', where, params, columns },

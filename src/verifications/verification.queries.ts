@@ -1,6 +1,6 @@
 // Reading verifications: the search with its visibility rule, and one by id.
 import { actorClass, hasScope } from '../auth/actor.js';
-import { searchRows } from '../db/search.js';
+import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
@@ -44,18 +44,12 @@ export async function searchVerifications(
     where.push('subject_user_id = ?');
     params.push(ctx.actor.id);
   }
-  for (const [arg, col] of [
-    ['subjectType', 'subject_type'],
-    ['subjectId', 'subject_id'],
-    ['status', 'status'],
-    ['kind', 'kind'],
-  ] as const) {
-    const v = args[arg];
-    if (v !== undefined && v !== null) {
-      where.push(`${col} = ?`);
-      params.push(v);
-    }
-  }
+  whereEquals(where, params, args, {
+    subjectType: 'subject_type',
+    subjectId: 'subject_id',
+    status: 'status',
+    kind: 'kind',
+  });
   const { rows, total } = await searchRows<Record<string, unknown>>(
     ctx.em,
     { table: 'verification', where, params, columns },

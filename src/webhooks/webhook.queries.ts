@@ -1,5 +1,5 @@
 // Reading subscriptions and deliveries: searches limited to what the caller may see, and one by id.
-import { searchRows } from '../db/search.js';
+import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
@@ -86,17 +86,7 @@ export async function searchDeliveries(ctx: Context, args: DeliveryFilter): Prom
     `subscription_id in (select id from webhook_subscription where deleted_date_utc is null${visible})`,
   ];
   const params: unknown[] = seesAllSubscriptions(ctx.actor) ? [] : [ctx.actor.id];
-  for (const [arg, col] of [
-    ['subscriptionId', 'subscription_id'],
-    ['status', 'status'],
-    ['event', 'event'],
-  ] as const) {
-    const v = args[arg];
-    if (v !== undefined && v !== null) {
-      where.push(`${col} = ?`);
-      params.push(v);
-    }
-  }
+  whereEquals(where, params, args, { subscriptionId: 'subscription_id', status: 'status', event: 'event' });
   const { rows, total } = await searchRows<Record<string, unknown>>(
     ctx.em,
     { table: 'webhook_delivery', where, params, columns: deliveryColumns },
