@@ -44,27 +44,49 @@ interface Stored {
   expires: number;
 }
 
-/** In one process: entries and tag versions in memory, bounded (least recently stored leaves first). */
-export function memoryCache(opts: { max?: number; now?: () => number } = {}): ResponseCache {
+/**
+ * In one process: entries and tag versions in memory, bounded in number and in bytes (least recently stored
+ * leaves first). The byte bound matters: a 100-car page with its embeds is about 200 KB, so 5,000 of them
+ * would hold a gigabyte (test/bench, S1).
+ */
+export function memoryCache(
+  opts: { max?: number; maxBytes?: number; now?: () => number } = {},
+): ResponseCache {
   const max = opts.max ?? 5000;
+  const maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
   const now = opts.now ?? Date.now;
   const entries = new Map<string, Stored>();
   const versions = new Map<string, number>();
+  let bytes = 0;
+  const sizeOf = (key: string, s: Stored) => 2 * (key.length + s.value.body.length) + 256;
+  const remove = (key: string) => {
+    const s = entries.get(key);
+    if (!s) return;
+    bytes -= sizeOf(key, s);
+    entries.delete(key);
+  };
   return {
     async get(key) {
       const s = entries.get(key);
       if (!s) return undefined;
       const fresh =
         s.expires > now() && Object.entries(s.versions).every(([t, v]) => (versions.get(t) ?? 0) === v);
-      if (!fresh) entries.delete(key);
+      if (!fresh) remove(key);
       return fresh ? s.value : undefined;
     },
     async versions(tags) {
       return Object.fromEntries(tags.map((t) => [t, versions.get(t) ?? 0]));
     },
     async set(key, value, tagVersions, ttl) {
-      if (entries.size >= max) entries.delete(entries.keys().next().value!);
-      entries.set(key, { value, versions: tagVersions, expires: now() + ttl * 1000 });
+      const stored: Stored = { value, versions: tagVersions, expires: now() + ttl * 1000 };
+      const size = sizeOf(key, stored);
+      // An answer bigger than an eighth of the budget would push out everything else: not kept.
+      if (size > maxBytes / 8) return;
+      remove(key);
+      while (entries.size > 0 && (entries.size >= max || bytes + size > maxBytes))
+        remove(entries.keys().next().value!);
+      entries.set(key, stored);
+      bytes += size;
     },
     async invalidate(tags) {
       for (const t of tags) versions.set(t, (versions.get(t) ?? 0) + 1);

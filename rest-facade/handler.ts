@@ -73,17 +73,37 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     send(ctx, 200, r.body, { ...r.headers, ...headers });
   };
 
-  return async function handle(
+  /**
+   * GET misses in flight, by cache key: requests for a key that is being computed wait for that answer instead
+   * of computing it again. Without this, an expiring 100-car page was recomputed by every connection at once
+   * (test/bench, S3: seconds of CPU every TTL, and the service's memory doubled).
+   */
+  const inFlight = new Map<string, Promise<CachedResponse | undefined>>();
+  interface Flight {
+    done?: (r: CachedResponse | undefined) => void;
+  }
+
+  const handle: Handle = async (ctx, route, pathParams, format, requestId) => {
+    const flight: Flight = {};
+    try {
+      await respond(ctx, route, pathParams, format, requestId, flight);
+    } finally {
+      flight.done?.(undefined);
+    }
+  };
+  return handle;
+
+  async function respond(
     ctx: Koa.Context,
     route: Route,
     pathParams: Map<string, string>,
     format: Format,
     requestId: string,
+    flight: Flight,
   ) {
     const authorization = ctx.get('Authorization') || undefined;
     const isGet = route.def.method === 'GET';
     const ttl = route.def.ttl ?? DEFAULT_TTL;
-    const tags = isGet ? [...reachable(route.shape.node), ...(route.def.dependsOn ?? [])] : [];
     let cacheKey: string | undefined;
     let versions: Record<string, number> = {};
     if (isGet && deps.cache) {
@@ -93,6 +113,23 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       cacheKey = `${etagOf(caller)}:${requestKey(ctx.path, ctx.querystring, format)}`;
       const hit = await deps.cache.get(cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
+      const pending = inFlight.get(cacheKey);
+      const shared = pending && (await pending);
+      if (shared) return sendRepresentation(ctx, shared, ttl);
+      if (!pending) {
+        const key = cacheKey;
+        let settle: (r: CachedResponse | undefined) => void = () => undefined;
+        const mine = new Promise<CachedResponse | undefined>((ok) => {
+          settle = ok;
+        });
+        inFlight.set(key, mine);
+        flight.done = (r) => {
+          if (inFlight.get(key) === mine) inFlight.delete(key);
+          settle(r);
+        };
+      }
+      // Only a miss needs the tags: walking the schema for them was a tenth of a cache hit's CPU (test/bench, S3).
+      const tags = [...reachable(route.shape.node), ...(route.def.dependsOn ?? [])];
       versions = await deps.cache.versions(tags);
     }
 
@@ -147,6 +184,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     if (isGet) {
       const rep: CachedResponse = { body: r.body, headers: r.headers, etag: etagOf(r.body) };
       if (deps.cache && cacheKey) await deps.cache.set(cacheKey, rep, versions, ttl);
+      flight.done?.(rep);
       return sendRepresentation(ctx, rep, ttl);
     }
     const headers = { ...r.headers };
@@ -156,5 +194,5 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       if (location) headers.Location = location;
     }
     send(ctx, route.status, r.body, headers);
-  };
+  }
 }

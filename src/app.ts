@@ -5,7 +5,7 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, print } from 'graphql';
 import { Redis } from 'ioredis';
 import Koa from 'koa';
 import mount from 'koa-mount';
@@ -262,6 +262,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }
 
   // GraphQL clients living in this process (the REST facade, the dashboard): same Apollo execution and context.
+  // The facade hands over the same cached DocumentNode for every request of a shape; Apollo would print it again
+  // each time to look it up in its document store (a few % of a REST read, test/bench S2), so its text is kept.
+  const printed = new WeakMap<DocumentNode, string>();
+  const sourceOf = (d: DocumentNode): string => {
+    let text = printed.get(d);
+    if (text === undefined) {
+      text = print(d);
+      printed.set(d, text);
+    }
+    return text;
+  };
   const execute = async (
     document: string | DocumentNode,
     variables: Record<string, unknown>,
@@ -269,7 +280,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     requestId: string,
   ) => {
     const contextValue = await contextFor(authorization, requestId);
-    const res = await apollo.executeOperation({ query: document, variables }, { contextValue });
+    const query = typeof document === 'string' ? document : sourceOf(document);
+    const res = await apollo.executeOperation({ query, variables }, { contextValue });
     if (res.body.kind !== 'single') throw new Error('expected a single GraphQL result');
     return res.body.singleResult;
   };

@@ -1,6 +1,7 @@
 // GraphQL for cars and their unavailabilities: thin; reads through loaders and queries, changes through
 // commands. The module is built around a CarOccupancy so that bookings can answer for themselves.
 import type { IResolvers } from '@graphql-tools/utils';
+import type { GraphQLResolveInfo } from 'graphql';
 import { profileByUserId } from '../accounts/account.loaders.js';
 import type { UserAccount } from '../accounts/user-account.entity.js';
 import type { Context } from '../graphql/context.js';
@@ -24,6 +25,12 @@ import { searchUnavailabilities } from './unavailability.queries.js';
 
 type Id = { id: string };
 type CarRef = { carId: string };
+
+/** Whether the field being resolved selects `name` directly (fragments are not looked into). */
+const selectsField = (info: GraphQLResolveInfo, name: string): boolean =>
+  info.fieldNodes.some((f) =>
+    f.selectionSet?.selections.some((s) => s.kind === 'Field' && s.name.value === name),
+  );
 
 export function createCarsModule(occupancy: CarOccupancy): DomainModule {
   const resolvers: IResolvers<unknown, Context> = {
@@ -62,7 +69,15 @@ export function createCarsModule(occupancy: CarOccupancy): DomainModule {
         verificationsBySubject(ctx).load({ subjectType: 'Car', subjectId: c.id }),
       rating: (c: Car, _: unknown, ctx: Context) =>
         ratingBySubject(ctx).load({ subjectType: 'Car', subjectId: c.id }),
-      owner: (c: Car, _: unknown, ctx: Context) => profileByUserId(ctx).load(c.ownerId),
+      owner: (c: Car, _: unknown, ctx: Context, info: GraphQLResolveInfo) => {
+        // The owner's rating, when asked for, is known from the car already: loading it now puts it in the same
+        // statement as the cars' own ratings, so a page with owners and their ratings costs 4 statements, not 5.
+        if (selectsField(info, 'rating'))
+          ratingBySubject(ctx)
+            .load({ subjectType: 'UserAccount', subjectId: c.ownerId })
+            .catch(() => undefined);
+        return profileByUserId(ctx).load(c.ownerId);
+      },
     },
     // Accounts may not import cars, so the cars module answers this field of UserAccount.
     UserAccount: {

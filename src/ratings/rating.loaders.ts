@@ -28,6 +28,22 @@ export function ratingId(subjectType: SubjectType, subjectId: string): string {
 
 const key = (s: SubjectRef): string => `${s.subjectType}:${s.subjectId}`;
 
+/**
+ * One `subject_id in (...)` per subject type rather than one condition per subject: the same rows, but a page of
+ * 100 subjects costs MikroORM far less to build (test/bench, S1) and PostgreSQL one index scan per type.
+ */
+export function subjectsWhere(refs: readonly SubjectRef[]) {
+  const ids = new Map<SubjectType, string[]>();
+  for (const r of refs) {
+    const list = ids.get(r.subjectType);
+    if (list) list.push(r.subjectId);
+    else ids.set(r.subjectType, [r.subjectId]);
+  }
+  return {
+    $or: [...ids].map(([subjectType, subjectId]) => ({ subjectType, subjectId: { $in: subjectId } })),
+  };
+}
+
 export const emptyRating = (s: SubjectRef): RatingView => ({
   id: ratingId(s.subjectType, s.subjectId),
   subjectType: s.subjectType,
@@ -41,9 +57,7 @@ export const emptyRating = (s: SubjectRef): RatingView => ({
 export const ratingBySubject = defineLoader<SubjectRef, RatingView>(
   'ratingBySubject',
   async (em, refs) => {
-    const rows = await em.find(Rating, {
-      $or: refs.map((r) => ({ subjectType: r.subjectType, subjectId: r.subjectId })),
-    });
+    const rows = await em.find(Rating, subjectsWhere(refs));
     const found = byKey(refs.map(key), rows, key, undefined);
     return refs.map((r, i) => (found[i] as RatingView | undefined) ?? emptyRating(r));
   },

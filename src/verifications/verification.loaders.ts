@@ -1,6 +1,7 @@
 // Verifications by id and by subject, batched per request.
 import { byKey, defineLoader, groupByKey } from '../graphql/loaders.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
+import { subjectsWhere } from '../ratings/rating.loaders.js';
 import { requiredKinds, Verification } from './verification.entity.js';
 
 export interface SubjectRef {
@@ -17,11 +18,7 @@ export const verificationById = defineLoader<string, Verification | null>(
 export const verificationsBySubject = defineLoader<SubjectRef, Verification[]>(
   'verificationsBySubject',
   async (em, refs) => {
-    const rows = await em.find(
-      Verification,
-      { $or: refs.map((r) => ({ subjectType: r.subjectType, subjectId: r.subjectId })) },
-      { orderBy: { kind: 'asc' } },
-    );
+    const rows = await em.find(Verification, subjectsWhere(refs), { orderBy: { kind: 'asc' } });
     return groupByKey(refs.map(key), rows, key);
   },
   key,

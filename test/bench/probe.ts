@@ -1,0 +1,40 @@
+// Preloaded (`--import`) into every measured process: counts the SQL statements the process sends through `pg`
+// (whichever library calls it) and answers the harness's IPC question with them, its CPU time and its RSS.
+import { appendFileSync } from 'node:fs';
+import pg from 'pg';
+
+let statements = 0;
+const query = pg.Client.prototype.query;
+// BENCH_SQL_LOG=<file>: every statement's first line too, to see which ones a scenario runs.
+const sqlLog = process.env.BENCH_SQL_LOG;
+pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
+  statements += 1;
+  if (sqlLog) {
+    const q = args[0] as string | { text?: string; name?: string };
+    const text = typeof q === 'string' ? q : (q.text ?? q.name ?? '?');
+    appendFileSync(sqlLog, `${process.pid} ${text.replace(/\s+/g, ' ').slice(0, 160)}\n`);
+  }
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
+
+export interface ProbeStats {
+  statements: number;
+  /** user + system CPU of the whole process, microseconds */
+  cpuMicros: number;
+  rss: number;
+  heapUsed: number;
+}
+
+process.on('message', (m: unknown) => {
+  if ((m as { type?: string }).type !== 'stats') return;
+  const cpu = process.cpuUsage();
+  const stats: ProbeStats = {
+    statements,
+    cpuMicros: cpu.user + cpu.system,
+    rss: process.memoryUsage.rss(),
+    heapUsed: process.memoryUsage().heapUsed,
+  };
+  process.send?.({ type: 'stats', id: (m as { id: number }).id, stats });
+});
+// The IPC channel must not keep a finished process alive.
+process.channel?.unref();

@@ -1,0 +1,173 @@
+// Starting the measured processes (the service, the baselines, the peer) and the load generator, each its own
+// Node process with the probe preloaded, and asking them over IPC for their statement count, CPU and memory.
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import type { Job, LoadResult } from './driver.js';
+import type { ProbeStats } from './probe.js';
+
+const here = import.meta.dirname;
+export const root = resolve(here, '../..');
+
+export interface Variant {
+  name: string;
+  port: number;
+  pid: number;
+  stats(): Promise<ProbeStats>;
+  stop(): Promise<void>;
+}
+
+function ask<T>(child: ChildProcess, type: string, payload: object, pick: (m: unknown) => T | undefined) {
+  return new Promise<T>((ok, fail) => {
+    const onMessage = (m: unknown) => {
+      const v = pick(m);
+      if (v === undefined) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      ok(v);
+    };
+    const onExit = (code: number | null) => fail(new Error(`${type}: process exited with ${code}`));
+    if (!child.connected) return fail(new Error(`${type}: the process has exited`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send({ type, ...payload }, (err) => {
+      if (err) {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        fail(err);
+      }
+    });
+  });
+}
+
+let ids = 0;
+
+/** Forks `file` (relative to test/bench) and waits for its `{type:'ready', port}`. */
+export async function startVariant(
+  name: string,
+  file: string,
+  env: Record<string, string>,
+): Promise<Variant> {
+  let output = '';
+  const child = fork(resolve(here, file), [], {
+    cwd: root,
+    execArgv: [
+      '--import',
+      'tsx',
+      '--import',
+      resolve(here, 'probe.ts'),
+      // BENCH_PROFILE=<dir>: a V8 CPU profile of every measured process, written when it stops.
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/root',
+      ...(process.env.BENCH_SQL_LOG ? { BENCH_SQL_LOG: process.env.BENCH_SQL_LOG } : {}),
+      ...env,
+    },
+    // The service's request log goes where production would send it: out of this process.
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  child.stderr?.on('data', (d) => {
+    output = (output + String(d)).slice(-4000);
+  });
+  // A process that died (out of memory, say) must not take the harness down with it: its cleanup has to run.
+  child.on('error', () => undefined);
+  child.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM' && code !== null)
+      process.stderr.write(`  ${name} exited with ${code}:\n${output.slice(-1500)}\n`);
+  });
+  const port = await new Promise<number>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${name} not ready after 120 s:\n${output}`)), 120_000);
+    child.on('message', (m: { type?: string; port?: number }) => {
+      if (m.type === 'ready') {
+        clearTimeout(timer);
+        ok(m.port!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${name} exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    name,
+    port,
+    pid: child.pid!,
+    stats: () => {
+      const id = ++ids;
+      return ask(child, 'stats', { id }, (m) => {
+        const r = m as { type: string; id: number; stats: ProbeStats };
+        return r.type === 'stats' && r.id === id ? r.stats : undefined;
+      });
+    },
+    stop: () =>
+      new Promise<void>((ok) => {
+        if (child.exitCode !== null || child.signalCode !== null) return ok();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          ok();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface Driver {
+  run(job: Job): Promise<LoadResult>;
+  stop(): void;
+}
+
+export function startDriver(): Driver {
+  const child = fork(resolve(here, 'driver.ts'), [], {
+    cwd: root,
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return {
+    run(job) {
+      const id = ++ids;
+      return new Promise((ok, fail) => {
+        const onExit = (code: number | null) => fail(new Error(`load generator exited with ${code}`));
+        const onMessage = (m: { id: number; result: LoadResult }) => {
+          if (m.id !== id) return;
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          ok(m.result);
+        };
+        child.on('message', onMessage);
+        child.once('exit', onExit);
+        child.send({ id, job });
+      });
+    },
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+/** CPU time (µs) of processes by pid, from /proc (clock ticks are 10 ms). */
+export function cpuOf(pids: readonly number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) * 10_000);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}

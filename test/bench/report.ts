@@ -1,0 +1,138 @@
+// The results as a Markdown table (for the terminal and the README) and as JSON, with every goal of issue 8
+// judged from this run's ratios.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { VariantResult } from './measure.js';
+
+export interface Goal {
+  goal: string;
+  measured: number;
+  target: number;
+  /** `min`: measured must be at least the target; `max`: at most. */
+  kind: 'min' | 'max';
+  met: boolean;
+}
+
+export type Results = Map<string, VariantResult[]>;
+
+const find = (r: Results, scenario: string, label: string) => r.get(scenario)?.find((v) => v.label === label);
+
+function goal(text: string, measured: number | undefined, target: number, kind: Goal['kind']): Goal {
+  const m = measured ?? Number.NaN;
+  return { goal: text, measured: m, target, kind, met: kind === 'min' ? m >= target : m <= target };
+}
+
+const ratio = (
+  r: Results,
+  s: string,
+  a: string,
+  b: string,
+  f: (v: VariantResult) => number = (v) => v.rps,
+) => {
+  const x = find(r, s, a);
+  const y = find(r, s, b);
+  return x && y && !x.invalid && !y.invalid ? f(x) / f(y) : undefined;
+};
+
+export type Memory = Map<string, { rssMb: number; heapMb: number }>;
+
+/** Baseline CPU per request ÷ ours (process + its PostgreSQL backends): 1.0 is the baseline's cost. */
+const efficiency = (v: VariantResult) => 1 / v.totalCpuPerRequest;
+
+export function goals(
+  r: Results,
+  extra: { memory: Memory; s7?: { perSecond: number; p99Ms: number } },
+): Goal[] {
+  const deep = find(r, 'S1-deep', 'ours');
+  const top = find(r, 'S1', 'ours');
+  const small = (id: string) => ['S2', 'S3', 'S5', 'S6'].includes(id);
+  const peak = (which: (id: string) => boolean) => {
+    const xs = [...extra.memory].filter(([id]) => which(id)).map(([, m]) => m.rssMb);
+    return xs.length ? Math.max(...xs) : undefined;
+  };
+  return [
+    goal('S1 ours / L1, CPU efficiency', ratio(r, 'S1', 'ours', 'L1', efficiency), 0.45, 'min'),
+    goal('S1 ours / P1, CPU efficiency', ratio(r, 'S1', 'ours', 'P1', efficiency), 3, 'min'),
+    goal('S1 SQL statements per request', top?.statementsPerRequest, 4, 'max'),
+    goal(
+      'S1 offset 9,900 / offset 0, CPU per request',
+      deep && top ? deep.totalCpuPerRequest / top.totalCpuPerRequest : undefined,
+      2,
+      'max',
+    ),
+    goal('S2 ours / L1, CPU efficiency', ratio(r, 'S2', 'ours', 'L1', efficiency), 0.55, 'min'),
+    goal('S2 SQL statements per request', find(r, 'S2', 'ours')?.statementsPerRequest, 4, 'max'),
+    goal('S3 ours / L0, req/s', ratio(r, 'S3', 'ours', 'L0'), 0.65, 'min'),
+    goal('S3 SQL statements per request', find(r, 'S3', 'ours')?.statementsPerRequest, 0, 'max'),
+    goal(
+      'S4 REST (S1) / GraphQL, CPU per request of the service process',
+      ratio(r, 'S4', 'ours S1', 'ours', (v) => v.serverCpuPerRequest),
+      1.1,
+      'max',
+    ),
+    goal(
+      'S5 ours / L1 (raw INSERTs in a transaction), CPU efficiency',
+      ratio(r, 'S5', 'ours', 'L1', efficiency),
+      0.5,
+      'min',
+    ),
+    goal('S6 token checking on / off, req/s', ratio(r, 'S6', 'on', 'off'), 0.98, 'min'),
+    goal('S6 token checking on / off, CPU efficiency', ratio(r, 'S6', 'on', 'off', efficiency), 0.98, 'min'),
+    goal('S7 deliveries per second, one event to 1,000 subscriptions', extra.s7?.perSecond, 1000, 'min'),
+    goal('S7 event-to-first-attempt p99 at 100 events/s (ms)', extra.s7?.p99Ms, 200, 'max'),
+    goal('Service RSS at 100 connections, small answers (S2, S3, S5, S6), peak MB', peak(small), 300, 'max'),
+    goal(
+      'Service RSS at 100 connections, 100-car pages (S1, S4), peak MB',
+      peak((id) => !small(id)),
+      300,
+      'max',
+    ),
+  ];
+}
+
+const n = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
+
+export function table(r: Results, memory: Memory): string {
+  const lines = [
+    '| Scenario | Variant | req/s | p50 ms | p99 ms | CPU µs/req (process) | CPU µs/req (+PostgreSQL) | SQL/req | CPU efficiency | req/s ratio | RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const [id, vs] of r) {
+    const base = vs.find((v) => ['L1', 'L0', 'off'].includes(v.label) && !v.invalid);
+    for (const v of vs) {
+      if (v.invalid) {
+        lines.push(
+          `| ${id} | ${v.label} | not measured: ${v.invalid.replace(/\|/g, '/').slice(0, 160)} | | | | | | | | |`,
+        );
+        continue;
+      }
+      const rel = base && base !== v;
+      const eff = rel ? `${n(base.totalCpuPerRequest / v.totalCpuPerRequest, 2)}× ${base.label}` : '';
+      const rps = rel ? `${n(v.rps / base.rps, 2)}× ${base.label}` : '';
+      const rss = v.process === 'ours' ? n(memory.get(id)?.rssMb ?? Number.NaN) : '';
+      lines.push(
+        `| ${id} | ${v.label} | ${n(v.rps)} | ${n(v.p50Ms, 1)} | ${n(v.p99Ms, 1)} | ${n(v.serverCpuPerRequest)} | ${n(v.totalCpuPerRequest)} | ${n(v.statementsPerRequest, 2)} | ${eff} | ${rps} | ${rss} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+export function goalTable(gs: Goal[]): string {
+  const lines = ['| Goal | Measured | Target | |', '|---|---:|---:|---|'];
+  for (const g of gs)
+    lines.push(
+      `| ${g.goal} | ${n(g.measured, 2)} | ${g.kind === 'min' ? '≥' : '≤'} ${g.target} | ${Number.isNaN(g.measured) ? 'not measured' : g.met ? 'met' : '**short**'} |`,
+    );
+  return lines.join('\n');
+}
+
+export function writeJson(dir: string, data: object): string {
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const file = join(dir, `bench-${stamp}.json`);
+  const text = `${JSON.stringify(data, null, 2)}\n`;
+  writeFileSync(file, text);
+  writeFileSync(join(dir, 'latest.json'), text);
+  return file;
+}

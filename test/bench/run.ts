@@ -1,0 +1,194 @@
+// `npm run bench`: seeds a fresh database, starts the service, its baselines (L0, L1) and the idiomatic peer
+// (P1) as processes of their own, drives each scenario from a separate load-generator process, interleaved,
+// and prints (and writes to bench-results/) the table of ratios and the goals of issue 8.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadCertificate } from '../../src/tls.js';
+import { type Answer, checkScenario, fetchOnce } from './check.js';
+import { carDocuments, sdlSchema } from './documents.js';
+import { type Bench, measure, PEER_CONNECTIONS } from './measure.js';
+import { root, startDriver, startVariant, type Variant } from './processes.js';
+import { goals, goalTable, type Results, table, writeJson } from './report.js';
+import { scenarios } from './scenarios.js';
+import { createDatabase, prepare } from './setup.js';
+import { startAll } from './start.js';
+import { runWebhooks } from './webhooks.js';
+
+const { values: a } = parseArgs({
+  options: {
+    cars: { type: 'string', default: '10000' },
+    bookings: { type: 'string', default: '100000' },
+    users: { type: 'string', default: '2000' },
+    duration: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '4' },
+    trials: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '100' },
+    only: { type: 'string' },
+  },
+});
+const size = { cars: Number(a.cars), bookings: Number(a.bookings), users: Number(a.users) };
+const only = a.only ? new Set(a.only.split(',')) : undefined;
+const server = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'carshare-bench-'));
+const tls = await loadCertificate({ dataDir });
+const certs = {
+  TLS_CERT: join(dataDir, 'tls', 'localhost.crt'),
+  TLS_KEY: join(dataDir, 'tls', 'localhost.key'),
+};
+const database = await createDatabase(server);
+// Interrupted or crashed: the processes stop and the database is dropped all the same.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  });
+process.once('uncaughtException', (err) => {
+  log(`bench failed: ${err.stack ?? err}`);
+  void cleanup().finally(() => process.exit(1));
+});
+const processes = new Map<string, Variant>();
+const driver = startDriver();
+const db = new pg.Client({ connectionString: database.url });
+try {
+  log(
+    `carshare bench: ${size.cars} cars, ${size.bookings} bookings, ${size.users} users in ${database.name}`,
+  );
+  const prepared = await prepare(database.url, dataDir, size);
+  await db.connect();
+  // L1 derives unrated subjects' rating ids (SHA-1) in SQL.
+  await db.query('create extension if not exists pgcrypto');
+
+  const { ours, tokens } = await startAll({
+    processes,
+    db,
+    databaseUrl: database.url,
+    dataDir,
+    certs,
+    ca: tls.cert,
+    size,
+    prepared,
+  });
+
+  const bench: Bench = {
+    processes,
+    driver,
+    db,
+    dbName: database.name,
+    ca: tls.cert,
+    tokens,
+    settings: {
+      durationMs: Number(a.duration) * 1000,
+      warmupMs: Number(a.warmup) * 1000,
+      trials: Number(a.trials),
+      connections: Number(a.connections),
+    },
+    seq: 0,
+  };
+  // What L0 replays, and the ETag S3 revalidates: the service's own answer to S1.
+  const s1: Answer = await fetchOnce(bench, ours.port, {
+    method: 'GET',
+    path: '/api/cars?limit=100&embed=all',
+    token: 'reader',
+    generator: { kind: 'fixed' },
+    expectStatus: 200,
+  });
+  const l0File = join(dataDir, 'l0.json');
+  writeFileSync(
+    l0File,
+    JSON.stringify({
+      '/api/cars': {
+        body: s1.body,
+        headers: {
+          'content-type': s1.headers['content-type'],
+          'cache-control': s1.headers['cache-control'],
+          vary: s1.headers.vary,
+        },
+        etag: s1.headers.etag,
+      },
+    }),
+  );
+  processes.set('L0', await startVariant('L0', 'variants/l0.ts', { ...certs, L0_RESPONSES: l0File }));
+
+  const cars = await db.query<{ id: string }>(
+    `select c.id from car c join user_account u on u.id = c.owner_id
+      where c.auto_approve and c.status = 'Listed' and u.status = 'Active'
+        and (select count(*) from verification v where v.subject_type = 'Car' and v.subject_id = c.id
+             and v.status = 'Verified') = 2 order by c.id`,
+  );
+  const from = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 100 * 86_400_000).toISOString();
+  const list = scenarios({
+    carId: (JSON.parse(s1.body) as { Cars: { Id: string }[] }).Cars[0]!.Id,
+    deepOffset: Math.max(0, size.cars - 100),
+    etag: s1.headers.etag!,
+    searchDocument: carDocuments(sdlSchema()).search,
+    bookingCars: cars.rows.map((r) => r.id),
+    bookingFrom: from,
+  }).filter((s) => !only || only.has(s.id));
+
+  // The service's memory, sampled every second: peaks per scenario, since page sizes differ a thousandfold.
+  const memory = new Map<string, { rssMb: number; heapMb: number }>();
+  let current = '';
+  const sampler = setInterval(() => {
+    void ours.stats().then(
+      (s) => {
+        const m = memory.get(current) ?? { rssMb: 0, heapMb: 0 };
+        memory.set(current, {
+          rssMb: Math.max(m.rssMb, s.rss / 1_048_576),
+          heapMb: Math.max(m.heapMb, s.heapUsed / 1_048_576),
+        });
+      },
+      () => undefined,
+    );
+  }, 1000);
+  const results: Results = new Map();
+  const answers = new Map<string, Answer>();
+  for (const s of list) {
+    log(`  ${s.id}: ${s.title}`);
+    current = s.id;
+    const { expected, invalid } = await checkScenario(bench, s, answers);
+    for (const [label, why] of invalid) log(`    ${s.id} ${label}: not measured: ${why}`);
+    results.set(s.id, await measure(bench, s, expected, invalid, log));
+  }
+  clearInterval(sampler);
+  const s7 = !only || only.has('S7') ? await runWebhooks(bench, database.url, log) : undefined;
+
+  const gs = goals(results, { memory, ...(s7 ? { s7: s7.goal } : {}) });
+  const out = [
+    '',
+    `Machine: ${(await import('node:os')).cpus()[0]?.model} × ${(await import('node:os')).cpus().length}, Node ${process.version}, ` +
+      `${size.cars} cars / ${size.bookings} bookings / ${size.users} users, ${bench.settings.connections} connections, ` +
+      `${bench.settings.trials} × ${a.duration} s trials (P1 at ${Math.min(PEER_CONNECTIONS, bench.settings.connections)} connections)`,
+    '',
+    table(results, memory),
+    ...(s7 ? ['', s7.table] : []),
+    '',
+    goalTable(gs),
+    '',
+  ].join('\n');
+  process.stdout.write(out);
+  const file = writeJson(join(root, 'bench-results'), {
+    date: new Date().toISOString(),
+    size,
+    settings: bench.settings,
+    results: Object.fromEntries(results),
+    s7,
+    memory: Object.fromEntries(memory),
+    goals: gs,
+  });
+  log(`results written to ${file}`);
+} finally {
+  await cleanup();
+}
+
+async function cleanup(): Promise<void> {
+  driver.stop();
+  await Promise.all([...processes.values()].map((p) => p.stop()));
+  await db.end().catch(() => undefined);
+  await database.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,172 @@
+// The scenarios of issue 8 (research/performance.md §2.5): what each variant is asked, how its answer is
+// checked before it is measured, and the goal each one is judged by.
+import type { Generator } from './driver.js';
+
+export type ProcessName = 'ours' | 'ours-noauth' | 'L0' | 'L1' | 'P1';
+
+export interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  /** Which bearer token: the client application's (reader) or the borrower's (user). */
+  token: 'reader' | 'user';
+  headers?: Record<string, string>;
+  body?: string;
+  generator: Generator;
+  expectStatus: number;
+}
+
+export interface ScenarioVariant {
+  label: string;
+  process: ProcessName;
+  request: Request;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** How answers are compared before measuring: JSON equal, booking fields, or status only. */
+  check: 'json' | 'booking' | 'status';
+  variants: ScenarioVariant[];
+}
+
+export interface ScenarioInputs {
+  carId: string;
+  deepOffset: number;
+  etag: string;
+  searchDocument: string;
+  bookingCars: string[];
+  bookingFrom: string;
+}
+
+const S1_PATH = '/api/cars?limit=100&embed=all';
+const unique: Generator = { kind: 'unique' };
+const fixed: Generator = { kind: 'fixed' };
+const get = (path: string, generator: Generator = unique, extra: Partial<Request> = {}): Request => ({
+  method: 'GET',
+  path,
+  token: 'reader',
+  generator,
+  expectStatus: 200,
+  ...extra,
+});
+const each = (labels: [string, ProcessName][], request: Request): ScenarioVariant[] =>
+  labels.map(([label, process]) => ({ label, process, request }));
+
+/**
+ * Small answers first: the service's resident memory hardly shrinks once 100-car pages have grown it, so their
+ * peaks are read before S1 runs. S5 writes bookings, which makes S3's cached page stale: it comes after S3.
+ */
+const ORDER = ['S2', 'S3', 'S6', 'S5', 'S1', 'S1-deep', 'S4'];
+
+export function scenarios(i: ScenarioInputs): Scenario[] {
+  return all(i).sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
+}
+
+function all(i: ScenarioInputs): Scenario[] {
+  const revalidate = get(S1_PATH, fixed, { headers: { 'if-none-match': i.etag }, expectStatus: 304 });
+  const booking: Request = {
+    method: 'POST',
+    path: '/api/cars/{car}/bookings',
+    token: 'user',
+    headers: { 'content-type': 'application/json' },
+    generator: { kind: 'booking', cars: i.bookingCars, slotBase: 0, from: i.bookingFrom },
+    expectStatus: 201,
+  };
+  const graphql: Request = {
+    method: 'POST',
+    path: '/graphql',
+    token: 'reader',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: i.searchDocument, variables: { limit: 100, offset: 0 } }),
+    generator: fixed,
+    expectStatus: 200,
+  };
+  const deep = `/api/cars?limit=100&embed=all&offset=${i.deepOffset}`;
+  return [
+    {
+      id: 'S1',
+      title: `GET ${S1_PATH}`,
+      check: 'json',
+      variants: each(
+        [
+          ['ours', 'ours'],
+          ['L1', 'L1'],
+          ['P1', 'P1'],
+        ],
+        get(S1_PATH),
+      ),
+    },
+    {
+      id: 'S1-deep',
+      title: `GET ${deep}`,
+      check: 'json',
+      variants: each(
+        [
+          ['ours', 'ours'],
+          ['L1', 'L1'],
+        ],
+        get(deep),
+      ),
+    },
+    {
+      id: 'S2',
+      title: 'GET /api/cars/{Id}',
+      check: 'json',
+      variants: each(
+        [
+          ['ours', 'ours'],
+          ['L1', 'L1'],
+          ['P1', 'P1'],
+        ],
+        get(`/api/cars/${i.carId}`),
+      ),
+    },
+    {
+      id: 'S3',
+      title: `GET ${S1_PATH}, If-None-Match → 304`,
+      check: 'status',
+      variants: each(
+        [
+          ['ours', 'ours'],
+          ['L0', 'L0'],
+          ['P1', 'P1'],
+        ],
+        revalidate,
+      ),
+    },
+    {
+      id: 'S6',
+      title: 'S3 with token checking on vs off',
+      check: 'status',
+      variants: each(
+        [
+          ['on', 'ours'],
+          ['off', 'ours-noauth'],
+        ],
+        revalidate,
+      ),
+    },
+    {
+      id: 'S4',
+      title: 'POST /graphql, the query S1 runs',
+      check: 'json',
+      variants: [
+        ...each([['ours', 'ours']], graphql),
+        ...each([['ours S1', 'ours']], get(S1_PATH)),
+        ...each([['P1', 'P1']], graphql),
+      ],
+    },
+    {
+      id: 'S5',
+      title: 'POST /api/cars/{Id}/bookings (auto-approved, outbox event)',
+      check: 'booking',
+      variants: each(
+        [
+          ['ours', 'ours'],
+          ['L1', 'L1'],
+        ],
+        booking,
+      ),
+    },
+  ];
+}

@@ -1,0 +1,85 @@
+// The bench's own database on the machine's PostgreSQL: created fresh, migrated by the service's migrations,
+// seeded, given the client applications the scenarios use, and dropped at the end.
+import { hash } from '@node-rs/argon2';
+import pg from 'pg';
+import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
+import { openDatabase } from '../../src/db/database.js';
+import { entities } from '../../src/modules.js';
+import { BENCH_PASSWORD, type SeedSize, seed } from './seed.js';
+import type { Client } from './tokens.js';
+
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createDatabase(serverUrl: string): Promise<BenchDatabase> {
+  const name = `carshare_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const a = new pg.Client({ connectionString: serverUrl });
+      await a.connect();
+      await a.query(`drop database if exists ${name} with (force)`);
+      await a.end();
+    },
+  };
+}
+
+export interface Prepared {
+  reader: Client & { id: string };
+  app: Client & { id: string };
+}
+
+export const REDIRECT_URI = 'https://localhost/bench/callback';
+export const READER_SCOPES = 'cars:read bookings:read';
+export const APP_SCOPES = 'cars:read bookings:read bookings:write';
+
+/** Migrates, seeds and registers the two client applications (as `npm run admin -- create-client` would). */
+export async function prepare(url: string, dataDir: string, size: SeedSize): Promise<Prepared> {
+  const db = await openDatabase({ databaseUrl: url, dataDir, entities });
+  try {
+    const passwordHash = await hash(BENCH_PASSWORD, {
+      algorithm: 2,
+      memoryCost: 19_456,
+      timeCost: 2,
+      parallelism: 1,
+    });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await seed(client, size, passwordHash);
+    await client.end();
+    const r = await createClientFromCli(db, [
+      '--name',
+      'Bench reader',
+      '--grant',
+      'client_credentials',
+      '--scopes',
+      READER_SCOPES,
+    ]);
+    const a = await createClientFromCli(db, [
+      '--name',
+      'Bench app',
+      '--grant',
+      'authorization_code',
+      '--redirect-uri',
+      REDIRECT_URI,
+      '--scopes',
+      APP_SCOPES,
+    ]);
+    return {
+      reader: { id: r.Id, clientId: r.ClientId, clientSecret: r.ClientSecret },
+      app: { id: a.Id, clientId: a.ClientId, clientSecret: a.ClientSecret },
+    };
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,80 @@
+// Starts the measured processes: the service (and its token-checking-off twin, once real tokens exist to map),
+// L1 and P1, and gets the tokens the scenarios send from the service's own authorization server.
+import type pg from 'pg';
+import { clientActor, userActor } from '../../src/auth/actor.js';
+import { freePort, startVariant, type Variant } from './processes.js';
+import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
+import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';
+import { clientCredentialsToken, userToken } from './tokens.js';
+
+const BIG = '1000000000';
+
+export interface StartOptions {
+  processes: Map<string, Variant>;
+  db: pg.Client;
+  databaseUrl: string;
+  dataDir: string;
+  certs: { TLS_CERT: string; TLS_KEY: string };
+  ca: string;
+  size: SeedSize;
+  prepared: Prepared;
+}
+
+export async function startAll(
+  o: StartOptions,
+): Promise<{ ours: Variant; tokens: { reader: string; user: string } }> {
+  const service = async (name: string, extra: Record<string, string> = {}) => {
+    const port = await freePort();
+    const v = await startVariant(name, 'variants/ours.ts', {
+      ...o.certs,
+      DATABASE_URL: o.databaseUrl,
+      DATA_DIR: o.dataDir,
+      PORT: String(port),
+      PUBLIC_URL: `https://localhost:${port}`,
+      HTTP_PORT: '0',
+      HOST: '127.0.0.1',
+      // Production's level: one JSON line per request (to /dev/null here).
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: BIG,
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: BIG,
+      RATE_LIMIT_AUTH_PER_MINUTE: BIG,
+      OPS_EMAIL: 'ops@bench.example',
+      OPS_PASSWORD: 'ops passphrase for the bench',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // e.g. `--max-old-space-size=256`: how the service fares with its heap capped.
+      ...(process.env.BENCH_SERVICE_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }
+        : {}),
+      ...extra,
+    });
+    o.processes.set(name, v);
+    return v;
+  };
+  const ours = await service('ours');
+  const origin = `https://localhost:${ours.port}`;
+  const borrower = userName(ownersOf(o.size));
+  const tokens = {
+    reader: await clientCredentialsToken(origin, o.ca, o.prepared.reader, READER_SCOPES),
+    user: await userToken(
+      origin,
+      o.ca,
+      o.prepared.app,
+      REDIRECT_URI,
+      { username: borrower, password: BENCH_PASSWORD },
+      APP_SCOPES,
+    ),
+  };
+  const borrowerId = (
+    await o.db.query<{ id: string }>('select id from user_account where username = $1', [borrower])
+  ).rows[0]!.id;
+  await service('ours-noauth', {
+    BENCH_TOKENS: JSON.stringify({
+      [tokens.reader]: clientActor(o.prepared.reader.id, ['cars:read', 'bookings:read']),
+      [tokens.user]: userActor(borrowerId, { scopes: ['cars:read', 'bookings:read', 'bookings:write'] }),
+    }),
+  });
+  const base = { ...o.certs, DATABASE_URL: o.databaseUrl, POOL: '10' };
+  o.processes.set('L1', await startVariant('L1', 'variants/l1.ts', { ...base, BORROWER_ID: borrowerId }));
+  o.processes.set('P1', await startVariant('P1', 'variants/p1.ts', base));
+  return { ours, tokens };
+}

@@ -1,0 +1,35 @@
+// The service as `npm start` runs it (src/service.ts, configured from the environment), in its own process.
+// With BENCH_TOKENS set, token checking is off: those bearer tokens map straight to their actors (S6's control),
+// and it runs no timers or webhook workers.
+import type { Actor } from '../../../src/auth/actor.js';
+import { type Authenticator, bearerToken } from '../../../src/auth/authenticate.js';
+import { loadConfig } from '../../../src/config.js';
+import { startService } from '../../../src/service.js';
+import { unauthorized } from '../../../src/shared/errors.js';
+import { createLogger } from '../../../src/shared/log.js';
+
+function uncheckedTokens(json: string): Authenticator {
+  const actors = new Map(Object.entries(JSON.parse(json) as Record<string, Actor>));
+  return {
+    async actorFor(authorization) {
+      const token = bearerToken(authorization);
+      if (token === undefined) return { kind: 'anonymous', id: null, roles: [], scopes: [] };
+      const actor = actors.get(token);
+      if (!actor) throw unauthorized('The access token is not valid');
+      return actor;
+    },
+  };
+}
+
+const config = loadConfig();
+const tokens = process.env.BENCH_TOKENS;
+const service = await startService({
+  config,
+  log: createLogger(config.LOG_LEVEL),
+  // The control runs no background work of its own: the measured service does all fan-out and sweeps.
+  ...(tokens ? { authenticator: uncheckedTokens(tokens), timers: false, webhooks: false } : {}),
+});
+process.send?.({ type: 'ready', port: service.port });
+process.once('SIGTERM', () => {
+  void service.stop().finally(() => process.exit(0));
+});

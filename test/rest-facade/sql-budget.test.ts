@@ -1,0 +1,77 @@
+// The SQL budgets of issue 8 (research/performance.md §2.7), pinned without timing anything: a search of cars
+// with every embed (S1) and one car with every embed (S2) cost at most 4 statements each, a search costs the same
+// for 1, 10 and 100 cars, and concurrent misses of one page compute it once. `npm run bench` measures the same
+// requests under load; this keeps them honest in CI.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../factories/accounts.js';
+import { seedCars, sql } from '../factories/cars.js';
+import { asClient } from '../support/actors.js';
+import { type RestEnv, startRest } from './support.js';
+
+let env: RestEnv;
+let token: string;
+let carId: string;
+
+beforeAll(async () => {
+  env = await startRest();
+  await env.h.reset();
+  const owners = [];
+  for (let i = 0; i < 5; i++) owners.push((await createUser(env.h)).id);
+  const ids = await seedCars(env.h, owners, 100);
+  carId = ids[0]!;
+  // Owners rated too, so every embedded Rating is a row (an unrated one is derived without SQL).
+  await sql(
+    env.h,
+    `insert into rating (id, subject_type, subject_id, count, average, created_date_utc, last_modified_date_utc)
+     select gen_random_uuid(), 'UserAccount', id, 3, 4.0, now(), now() from user_account`,
+  );
+  token = env.tokenFor(asClient(['cars:read']));
+});
+afterAll(async () => env?.close());
+
+/** Statements one GET runs. Each path is asked once, so the server-side GET cache never answers. */
+async function statements(path: string): Promise<{ count: number; body: any }> {
+  env.sql.length = 0;
+  const r = await env.call('GET', path, { token });
+  expect(r.status).toBe(200);
+  return { count: env.sql.length, body: r.json };
+}
+
+describe('SQL statements per request (issue 8 budgets)', () => {
+  it('S1: a search with embed=all costs at most 4 statements, the same for 1, 10 and 100 cars', async () => {
+    const counts = [];
+    for (const limit of [1, 10, 100]) {
+      const { count, body } = await statements(`/api/cars?embed=all&limit=${limit}`);
+      expect(body.Cars).toHaveLength(limit);
+      for (const c of body.Cars) {
+        expect(c.Rating.Count).toBe(2);
+        expect(c.Verifications).toHaveLength(2);
+        expect(c.Owner.Rating.Count).toBe(3);
+      }
+      counts.push(count);
+    }
+    expect(counts[0]).toBeLessThanOrEqual(4);
+    expect(new Set(counts).size).toBe(1);
+  });
+
+  it('concurrent requests for one uncached page compute it once (no stampede when an entry expires)', async () => {
+    // Ten connections opened first, so the ten requests below reach the service together.
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => env.call('GET', `/api/cars?limit=${i + 1}`, { token })),
+    );
+    env.sql.length = 0;
+    const path = '/api/cars?embed=all&limit=50';
+    const replies = await Promise.all(Array.from({ length: 10 }, () => env.call('GET', path, { token })));
+    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(new Set(replies.map((r) => r.text)).size).toBe(1);
+    expect(env.sql.length).toBeLessThanOrEqual(4);
+  });
+
+  it('S2: one car with every embed costs at most 4 statements', async () => {
+    const { count, body } = await statements(`/api/cars/${carId}`);
+    expect(body.Car.Id).toBe(carId);
+    expect(body.Car.Owner.Rating.Count).toBe(3);
+    expect(body.Car.Verifications).toHaveLength(2);
+    expect(count).toBeLessThanOrEqual(4);
+  });
+});
