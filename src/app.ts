@@ -10,21 +10,23 @@ import { Redis } from 'ioredis';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import { memoryCache, redisCache } from '../rest-facade/cache.js';
+import { statusOf } from '../rest-facade/errors.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { rateLimits } from '../rest-facade/ratelimit.js';
 import type { Actor } from './auth/actor.js';
 import type { Authenticator } from './auth/authenticate.js';
-import { asHttpError, bearerChallenge, bearerChallengePlugin } from './auth/challenge.js';
+import { asHttpError, bearerChallengePlugin } from './auth/challenge.js';
 import { type AuthServer, OAUTH_PATH } from './auth/oauth.server.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/dashboard.server.js';
 import { migrationsPending } from './db/migrate.js';
 import type { Orm } from './db/orm.js';
+import { createEdge } from './edge.js';
 import { type Context, createContext } from './graphql/context.js';
 import { formatError } from './graphql/errors.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { Clock } from './shared/clock.js';
-import { type ErrorCode, httpStatus, isDomainError, responseStatus } from './shared/errors.js';
+import { isDomainError } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 
 export interface AppDeps {
@@ -58,19 +60,11 @@ export interface App {
   stop(): Promise<void>;
 }
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
 /** The caller as the REST facade keys it: rate limits per subject, cached GETs per subject and rights. */
 const callerOf = (a: Actor) => ({
   subject: a.id ? `${a.kind}:${a.id}` : null,
   key: `${a.kind}:${a.id ?? ''}:${a.roles.join(' ')}:${a.scopes.join(' ')}`,
 });
-
-function sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void {
-  ctx.status = httpStatus[code];
-  ctx.type = 'application/json';
-  ctx.body = responseStatus(code, message, meta);
-}
 
 export async function createApp(deps: AppDeps): Promise<App> {
   const { orm, log, clock, authenticator } = deps;
@@ -145,68 +139,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   const koa = new Koa({ proxy: deps.config.TRUST_PROXY });
 
-  // Request id and the one log line per request.
-  koa.use(async (ctx, next) => {
-    const incoming = ctx.get('Request-Id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = requestId;
-    ctx.set('Request-Id', requestId);
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      log.info(
-        {
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
-          ip: ctx.ip,
-        },
-        'request',
-      );
-    }
-  });
-
+  const edge = createEdge({ log, trustProxy: deps.config.TRUST_PROXY, statusOf });
+  koa.use(edge.requestLog);
   koa.use(metrics.middleware);
-
-  // Behind a TLS-terminating proxy, a request that reached the proxy over plain HTTP is refused too.
-  koa.use(async (ctx, next) => {
-    if (
-      deps.config.TRUST_PROXY &&
-      ctx.get('X-Forwarded-Proto').split(',')[0]?.trim().toLowerCase() === 'http'
-    )
-      return sendError(ctx, 'HttpsRequired', 'This service is only available over HTTPS');
-    await next();
-  });
-
-  // Errors that escape a route: domain errors keep their status; anything else is masked and logged.
-  koa.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      if (isDomainError(err)) {
-        const challenge = bearerChallenge(err.code, err.details.meta);
-        if (challenge) ctx.set('WWW-Authenticate', challenge.header);
-        return sendError(ctx, err.code, err.message, err.details.meta);
-      }
-      const status = (err as { status?: unknown }).status;
-      if (status === 413) return sendError(ctx, 'PayloadTooLarge', 'The request body is larger than 1 MiB');
-      if (status === 415)
-        return sendError(ctx, 'UnsupportedMediaType', 'The request body type is not supported');
-      if (status === 400) return sendError(ctx, 'InvalidFormat', 'The request body could not be parsed');
-      log.error({ err, requestId: ctx.state.requestId }, 'unexpected error');
-      sendError(
-        ctx,
-        'InternalServerError',
-        'An unexpected error occurred. Quote the request id to support.',
-        {
-          RequestId: ctx.state.requestId,
-        },
-      );
-    }
-  });
+  koa.use(edge.httpsOnly);
+  koa.use(edge.errors);
 
   // Shared by instances through Redis when configured: rate-limit counters and REST cache invalidation.
   const redis = deps.config.REDIS_URL ? new Redis(deps.config.REDIS_URL, { lazyConnect: false }) : undefined;
@@ -303,7 +240,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   koa.use((ctx) => {
     if (ctx.status === 404 && ctx.body === undefined)
-      sendError(ctx, 'NotFound', `No route for ${ctx.method} ${ctx.path}`);
+      edge.sendError(ctx, 'NotFound', `No route for ${ctx.method} ${ctx.path}`);
   });
 
   return {

@@ -87,31 +87,6 @@ export function isDomainError(e: unknown): e is DomainError {
   );
 }
 
-/** HTTP status of each code, for the HTTP edges (Koa middleware, the REST facade). */
-export const httpStatus = {
-  NotEmpty: 400,
-  InvalidFormat: 400,
-  InvalidValue: 400,
-  OutOfRange: 400,
-  TooLong: 400,
-  TooShort: 400,
-  RuleViolation: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  HttpsRequired: 403,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  UnsupportedFormat: 406,
-  InvalidStateTransition: 409,
-  CarUnavailable: 409,
-  AlreadyExists: 409,
-  Conflict: 409,
-  PayloadTooLarge: 413,
-  UnsupportedMediaType: 415,
-  TooManyRequests: 429,
-  InternalServerError: 500,
-} as const satisfies Record<ErrorCode, number>;
-
 /** The `ResponseStatus` body of CONTRACT §10. */
 export function responseStatus(code: ErrorCode, message: string, meta?: Record<string, unknown>) {
   return {

@@ -1,0 +1,82 @@
+// The HTTP edge every request passes first: its request id and log line, the proxy rule, and error shaping.
+import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
+import { bearerChallenge } from './auth/challenge.js';
+import { type ErrorCode, isDomainError, responseStatus } from './shared/errors.js';
+import type { Logger } from './shared/log.js';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export interface Edge {
+  /** Request id (a sane incoming `Request-Id` is kept) and the one JSON log line per request. */
+  requestLog: Koa.Middleware;
+  /** Behind a TLS-terminating proxy, a request that reached the proxy over plain HTTP is refused too. */
+  httpsOnly: Koa.Middleware;
+  /** Errors that escape a route: domain errors keep their status; anything else is masked and logged. */
+  errors: Koa.Middleware;
+  /** Answers `{"ResponseStatus":…}` with the code's status. */
+  sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
+}
+
+export function createEdge(opts: {
+  log: Logger;
+  trustProxy: boolean;
+  /** The status of each error code: the REST facade's table, so there is one. */
+  statusOf: Readonly<Record<ErrorCode, number>>;
+}): Edge {
+  const { log } = opts;
+  const sendError: Edge['sendError'] = (ctx, code, message, meta) => {
+    ctx.status = opts.statusOf[code];
+    ctx.type = 'application/json';
+    ctx.body = responseStatus(code, message, meta);
+  };
+  return {
+    sendError,
+    async requestLog(ctx, next) {
+      const incoming = ctx.get('Request-Id');
+      const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      ctx.state.requestId = requestId;
+      ctx.set('Request-Id', requestId);
+      const started = performance.now();
+      try {
+        await next();
+      } finally {
+        const durationMs = Math.round((performance.now() - started) * 10) / 10;
+        log.info(
+          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, ip: ctx.ip },
+          'request',
+        );
+      }
+    },
+    async httpsOnly(ctx, next) {
+      if (opts.trustProxy && ctx.get('X-Forwarded-Proto').split(',')[0]?.trim().toLowerCase() === 'http')
+        return sendError(ctx, 'HttpsRequired', 'This service is only available over HTTPS');
+      await next();
+    },
+    async errors(ctx, next) {
+      try {
+        await next();
+      } catch (err) {
+        if (isDomainError(err)) {
+          const challenge = bearerChallenge(err.code, err.details.meta);
+          if (challenge) ctx.set('WWW-Authenticate', challenge.header);
+          return sendError(ctx, err.code, err.message, err.details.meta);
+        }
+        const status = (err as { status?: unknown }).status;
+        if (status === 413) return sendError(ctx, 'PayloadTooLarge', 'The request body is larger than 1 MiB');
+        if (status === 415)
+          return sendError(ctx, 'UnsupportedMediaType', 'The request body type is not supported');
+        if (status === 400) return sendError(ctx, 'InvalidFormat', 'The request body could not be parsed');
+        log.error({ err, requestId: ctx.state.requestId }, 'unexpected error');
+        sendError(
+          ctx,
+          'InternalServerError',
+          'An unexpected error occurred. Quote the request id to support.',
+          {
+            RequestId: ctx.state.requestId,
+          },
+        );
+      }
+    },
+  };
+}
