@@ -96,31 +96,51 @@ export function memoryCache(
 
 const VERSIONS = 'rest:cache:versions';
 
-/** Across instances: entries expire in Redis by themselves; tag versions live in one Redis hash. */
-export function redisCache(redis: Redis): ResponseCache {
+/** Stands for "version unknown" when Redis cannot be read: an entry tagged with it is never stored. */
+const UNKNOWN = -1;
+
+/**
+ * Across instances: entries expire in Redis by themselves; tag versions live in one Redis hash. When Redis
+ * cannot be reached the cache steps aside: reads miss, nothing is stored, and a lost version bump can leave an
+ * entry stale for at most its TTL once Redis is back.
+ */
+export function redisCache(redis: Redis, onError: (err: unknown) => void = () => undefined): ResponseCache {
   const versionsOf = async (tags: readonly string[]): Promise<Record<string, number>> => {
     if (tags.length === 0) return {};
-    const vs = await redis.hmget(VERSIONS, ...tags);
-    return Object.fromEntries(tags.map((t, i) => [t, Number(vs[i] ?? 0)]));
+    try {
+      const vs = await redis.hmget(VERSIONS, ...tags);
+      return Object.fromEntries(tags.map((t, i) => [t, Number(vs[i] ?? 0)]));
+    } catch (err) {
+      onError(err);
+      return Object.fromEntries(tags.map((t) => [t, UNKNOWN]));
+    }
   };
   return {
     async get(key) {
-      const raw = await redis.get(`rest:cache:${key}`);
-      if (!raw) return undefined;
-      const s = JSON.parse(raw) as Omit<Stored, 'expires'>;
-      const now = await versionsOf(Object.keys(s.versions));
-      return Object.entries(s.versions).every(([t, v]) => now[t] === v) ? s.value : undefined;
+      try {
+        const raw = await redis.get(`rest:cache:${key}`);
+        if (!raw) return undefined;
+        const s = JSON.parse(raw) as Omit<Stored, 'expires'>;
+        const now = await versionsOf(Object.keys(s.versions));
+        return Object.entries(s.versions).every(([t, v]) => v !== UNKNOWN && now[t] === v)
+          ? s.value
+          : undefined;
+      } catch (err) {
+        onError(err);
+        return undefined;
+      }
     },
     versions: versionsOf,
     async set(key, value, versions, ttl) {
+      if (Object.values(versions).includes(UNKNOWN)) return;
       const stored: Omit<Stored, 'expires'> = { value, versions };
-      await redis.set(`rest:cache:${key}`, JSON.stringify(stored), 'EX', ttl);
+      await redis.set(`rest:cache:${key}`, JSON.stringify(stored), 'EX', ttl).catch(onError);
     },
     async invalidate(tags) {
       if (tags.length === 0) return;
       const m = redis.multi();
       for (const t of tags) m.hincrby(VERSIONS, t, 1);
-      await m.exec();
+      await m.exec().catch(onError);
     },
   };
 }

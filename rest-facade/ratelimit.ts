@@ -19,6 +19,8 @@ export interface RateLimitOptions {
   isAuthRequest?(method: string, path: string): boolean;
   publicUrl: string;
   windowMs?: number;
+  /** Told when the counters cannot be reached; the request then goes through uncounted (fail open). */
+  onStoreError?(err: unknown): void;
 }
 
 const AUTH_POSTS = [
@@ -87,11 +89,19 @@ export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
       }
     }
     let passed = false;
-    await classes[cls](ctx, async () => {
-      passed = true;
-      rewriteHeaders(ctx, duration);
+    try {
+      await classes[cls](ctx, async () => {
+        passed = true;
+        rewriteHeaders(ctx, duration);
+        await next();
+      });
+    } catch (err) {
+      if (passed) throw err; // from the route, not from the counters
+      // The shared counters are out of reach (Redis down): serving uncounted beats refusing everyone.
+      opts.onStoreError?.(err);
       await next();
-    });
+      return;
+    }
     if (passed) return;
     const retryAfter = Math.max(1, rewriteHeaders(ctx, duration));
     const e = restError('TooManyRequests', `Too many requests; retry in ${retryAfter} s`, {

@@ -146,7 +146,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(edge.errors);
 
   // Shared by instances through Redis when configured: rate-limit counters and REST cache invalidation.
-  const redis = deps.config.REDIS_URL ? new Redis(deps.config.REDIS_URL, { lazyConnect: false }) : undefined;
+  // A command fails after one reconnection attempt instead of waiting in a queue: while Redis is down, rate limits
+  // and the REST cache step aside (fail open) rather than hold every request.
+  const redis = deps.config.REDIS_URL
+    ? new Redis(deps.config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 })
+    : undefined;
+  const redisTrouble = (err: unknown) =>
+    log.warn({ err }, 'redis unavailable: rate limits and REST cache bypassed');
+  redis?.on('error', redisTrouble);
   const identify = async (authorization: string | undefined) =>
     callerOf(await authenticator.actorFor(authorization));
   koa.use(
@@ -157,6 +164,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       redis,
       identify,
       publicUrl: deps.config.PUBLIC_URL,
+      onStoreError: redisTrouble,
     }),
   );
 
@@ -233,7 +241,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     publicUrl: deps.config.PUBLIC_URL,
     execute,
     identify,
-    cache: redis ? redisCache(redis) : memoryCache(),
+    cache: redis ? redisCache(redis, redisTrouble) : memoryCache(),
     onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
   });
   koa.use(facade.middleware);

@@ -61,7 +61,8 @@ export function localBus(): EventBus {
 export async function redisBus(url: string, namespace: string, log: Logger): Promise<EventBus> {
   const channel = `carshare:events:${namespace}`;
   const { emitter, subscribe } = emitterBus();
-  const pub = new Redis(url, { lazyConnect: true });
+  // Publishing fails fast while Redis is down (live listeners miss those events; webhooks do not depend on it).
+  const pub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   const sub = new Redis(url, { lazyConnect: true });
   for (const c of [pub, sub]) c.on('error', (err) => log.warn({ err }, 'redis event bus connection error'));
   await Promise.all([pub.connect(), sub.connect()]);
