@@ -59,7 +59,8 @@ export const operations = {
   bookings: { user: ['bookings:read'], ops: [], clientapplication: ['reports:read'] },
   carBookings: { user: ['bookings:read'], ops: [], clientapplication: ['reports:read'] },
   booking: { user: ['bookings:read'], ops: [], clientapplication: ['reports:read'] },
-  requestBooking: { user: ['bookings:write'], ops: [] },
+  // CONTRACT §6: only a `user` requests; an operator books as a user, through a token without `ops`
+  requestBooking: { user: ['bookings:write'] },
   approveBooking: { user: ['bookings:write'], ops: [] },
   declineBooking: { user: ['bookings:write'], ops: [] },
   cancelBooking: { user: ['bookings:write'], ops: [] },
