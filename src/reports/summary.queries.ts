@@ -1,27 +1,18 @@
 // The summary report (CONTRACT §7): three SQL statements over bookings, accounts, cars and verifications.
-// Reports read those tables directly rather than import their subdomains: a count is one aggregate, not a loader.
+// Reports read those tables directly (a count is one aggregate, not a loader), but take the closed lists of states
+// and required kinds from their owners, so a new member is counted without anyone remembering to.
 import { createHash } from 'node:crypto';
+import { type BookingState, bookingStates } from '../bookings/car-booking.entity.js';
 import type { Context } from '../graphql/context.js';
 import { checkRange } from '../shared/pagination.js';
+import { requiredKinds } from '../verifications/verification.entity.js';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;
 
-/** The kinds CONTRACT §5 requires of a borrower and of a car: all Verified makes the subject verified. */
-const BORROWER_KINDS = ['Email', 'PhoneNumber', 'DriversLicense'] as const;
-const CAR_KINDS = ['LicensePlate', 'RoadWorthiness'] as const;
-
-export const bookingStates = [
-  'Pending',
-  'Approved',
-  'Declined',
-  'Expired',
-  'Cancelled',
-  'InUse',
-  'Returned',
-  'Completed',
-] as const;
-type BookingState = (typeof bookingStates)[number];
+/** The kinds required of a borrower and of a car (all Verified makes the subject verified), and the states. */
+const BORROWER_KINDS = requiredKinds.UserAccount;
+const CAR_KINDS = requiredKinds.Car;
 type StateCounts = { [S in BookingState as Uncapitalize<S>]: number };
 
 export interface Summary {
