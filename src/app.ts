@@ -1,4 +1,5 @@
 // Composition root: builds the Koa application with GraphQL, health endpoints, request ids and logging.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
@@ -70,11 +71,26 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const { orm, log, clock, authenticator } = deps;
   const metrics = deps.metrics ?? createMetrics();
 
+  // One token check per HTTP request, however many layers ask (rate limiter, REST cache key, GraphQL context).
+  // Outside a request (graphql-ws, in-process callers) every call checks afresh.
+  const requestActors = new AsyncLocalStorage<Map<string, Promise<Actor>>>();
+  const actorFor = (authorization: string | undefined): Promise<Actor> => {
+    const memo = requestActors.getStore();
+    if (!memo) return authenticator.actorFor(authorization);
+    const key = authorization ?? '';
+    let actor = memo.get(key);
+    if (!actor) {
+      actor = authenticator.actorFor(authorization);
+      memo.set(key, actor);
+    }
+    return actor;
+  };
+
   const contextFor = async (
     authorization: string | undefined,
     requestId: string = randomUUID(),
   ): Promise<Context> => {
-    const actor = await authenticator.actorFor(authorization);
+    const actor = await actorFor(authorization);
     return createContext({ em: orm.em.fork(), actor, clock, requestId, log: log.child({ requestId }) });
   };
 
@@ -138,6 +154,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await apollo.start();
 
   const koa = new Koa({ proxy: deps.config.TRUST_PROXY });
+  koa.use((_ctx, next) => requestActors.run(new Map(), next));
 
   const edge = createEdge({ log, trustProxy: deps.config.TRUST_PROXY, statusOf });
   koa.use(edge.requestLog);
@@ -154,8 +171,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const redisTrouble = (err: unknown) =>
     log.warn({ err }, 'redis unavailable: rate limits and REST cache bypassed');
   redis?.on('error', redisTrouble);
-  const identify = async (authorization: string | undefined) =>
-    callerOf(await authenticator.actorFor(authorization));
+  const identify = async (authorization: string | undefined) => callerOf(await actorFor(authorization));
   koa.use(
     rateLimits({
       perMinute: deps.config.RATE_LIMIT_PER_MINUTE ?? 600,

@@ -42,6 +42,8 @@ export interface RestEnv {
   sql: string[];
   /** A bearer token standing for this actor. */
   tokenFor(actor: Actor): string;
+  /** How many times the service has asked the authenticator about a token so far. */
+  tokenChecks(): number;
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -49,8 +51,10 @@ export interface RestEnv {
 export async function startRest(env: Record<string, string> = {}): Promise<RestEnv> {
   const h = await createHarness();
   const tokens = new Map<string, Actor>();
+  let checks = 0;
   const authenticator: Authenticator = {
     async actorFor(authorization) {
+      checks += 1;
       const token = bearerToken(authorization);
       if (token === undefined) return anonymous;
       const actor = tokens.get(token);
@@ -92,6 +96,7 @@ export async function startRest(env: Record<string, string> = {}): Promise<RestE
     service,
     origin,
     sql,
+    tokenChecks: () => checks,
     tokenFor(actor) {
       const t = randomBytes(12).toString('hex');
       tokens.set(t, actor);
