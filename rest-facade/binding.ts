@@ -188,7 +188,7 @@ export interface Bound {
  */
 export function bindArguments(
   field: AnyField,
-  pathArgs: ReadonlyMap<string, { param: string; value: string }>,
+  pathArgs: ReadonlyMap<string, { param: string; value: string | undefined }>,
   params: Params,
   aliases: Readonly<Record<string, readonly string[]>> = {},
 ): Bound {

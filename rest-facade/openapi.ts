@@ -176,7 +176,7 @@ function operation(b: Builder, route: Route): Json {
   if (def.method !== 'GET') errors.push('409');
   if (requestBody) errors.push('413', '415');
   return {
-    operationId: def.operation,
+    operationId: route.dto,
     summary: def.summary,
     ...(field.description ? { description: field.description } : {}),
     tags: [route.def.path.split('/')[1]!],
