@@ -1,11 +1,6 @@
 // Request DTOs (CONTRACT §16): each route's ServiceStack request name and the properties a typed request
 // carries — path parameters, arguments, an input object's fields at the top level, and a GET's controls.
-import {
-  type GraphQLInputType,
-  getNullableType,
-  isInputObjectType,
-  isNonNullType,
-} from 'graphql';
+import { type GraphQLInputType, getNullableType, isInputObjectType, isNonNullType } from 'graphql';
 import { pascal } from './names.js';
 import type { RouteDef } from './route.types.js';
 import type { ResultKind } from './schema.model.js';

@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 import type { Format } from './formats/negotiate.js';
 import { createHandler } from './handler.js';
-import { routeResolver } from './predefined.js';
+import { routeResolver, TYPES_PATH } from './predefined.js';
 import { referenceServer } from './reference.js';
 import { type Caller, negotiate, sendError } from './respond.js';
 import type { RouteModule } from './route.types.js';
@@ -90,6 +90,7 @@ export function createFacade(deps: FacadeDeps): Facade {
     const path = ctx.path;
     if (ctx.method === 'GET' && (path === '/docs' || path === '/docs/')) return serveReference(ctx, 'html');
     if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx, 'json');
+    if (ctx.method === 'GET' && path === TYPES_PATH) return serveReference(ctx, 'typescript');
     if (!routes.owns(path)) return next();
     if (exclude.some((x) => path === x || path.startsWith(`${x}/`))) return next();
     const requestId = (ctx.state.requestId as string | undefined) ?? randomUUID();

@@ -3,6 +3,9 @@
 // the same row: it matches with no path parameters, and the handler reads those from the request's properties.
 import type { Match, RouteTable } from './table.js';
 
+/** "Add ServiceStack Reference": where ServiceStack serves its TypeScript DTOs. */
+export const TYPES_PATH = '/types/typescript';
+
 /** ServiceStack's JSON reply route, outside the facade's `/api` prefix. */
 export const REPLY_PATH = '/json/reply';
 
