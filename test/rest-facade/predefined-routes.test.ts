@@ -101,7 +101,10 @@ describe('every GET route', () => {
       Errors: [{ ErrorCode: 'NotEmpty', FieldName: 'Id' }],
     });
     const malformed = await env.call('GET', '/json/reply/GetCar?Id=nope', { token: ops });
-    expect(malformed.json.ResponseStatus.Errors[0]).toMatchObject({ ErrorCode: 'InvalidFormat', FieldName: 'Id' });
+    expect(malformed.json.ResponseStatus.Errors[0]).toMatchObject({
+      ErrorCode: 'InvalidFormat',
+      FieldName: 'Id',
+    });
     const unknown = await env.call('GET', '/api/GetSpaceship', { token: ops });
     expect(unknown.status).toBe(404);
     expect(unknown.json.ResponseStatus.ErrorCode).toBe('NotFound');
@@ -145,7 +148,10 @@ describe('mutations', () => {
     });
     expect(listed.status).toBe(202);
     expect(listed.json.Car.Status).toBe('Listed');
-    const readOnly = await env.call('PATCH', '/api/UpdateCar', { token: owner, body: { Id: id, Status: 'Draft' } });
+    const readOnly = await env.call('PATCH', '/api/UpdateCar', {
+      token: owner,
+      body: { Id: id, Status: 'Draft' },
+    });
     expect(readOnly.status).toBe(400);
     expect(readOnly.json.ResponseStatus.Errors[0].FieldName).toBe('Status');
     const deleted = await env.call('DELETE', `/api/DeleteCar?Id=${id}`, { token: owner });
