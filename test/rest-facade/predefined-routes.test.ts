@@ -58,6 +58,31 @@ function valueFor(path: string, param: string): string {
   return ids.get(resource) ?? (resource === 'deliveries' ? 'f'.repeat(32) : randomUUID());
 }
 
+it("names every operation by one rule, its OpenAPI operationId: CONTRACT §16's examples", async () => {
+  const doc = (await env.call('GET', '/api/openapi.json')).json;
+  const named = Object.fromEntries(
+    Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op.operationId]),
+    ),
+  );
+  expect(named).toMatchObject({
+    'GET /api/cars': 'QueryCars',
+    'GET /api/cars/{Id}': 'GetCar',
+    'POST /api/cars': 'CreateCar',
+    'PATCH /api/cars/{Id}': 'UpdateCar',
+    'DELETE /api/cars/{Id}': 'DeleteCar',
+    'PUT /api/cars/{Id}/list': 'ListCar',
+    'PUT /api/cars/{Id}/lock': 'LockCar',
+    'POST /api/cars/{Id}/bookings': 'RequestBooking',
+    'PUT /api/bookings/{Id}/approve': 'ApproveBooking',
+    'GET /api/bookings': 'QueryBookings',
+    'POST /api/webhooks/subscriptions': 'CreateWebhookSubscriptions',
+  });
+  const names = Object.values(named) as string[];
+  expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
+  for (const n of names) expect(n).toMatch(/^(Query|Get|[A-Z][a-z]+)[A-Z]\w+$/);
+});
+
 describe('every GET route', () => {
   it('answers the same through /api/{DtoName} and /json/reply/{DtoName}', async () => {
     let ok = 0;
