@@ -20,6 +20,7 @@ const defaultCAs = tls.getCACertificates('default');
 let env: RestEnv;
 let dir: string;
 let dtos: string;
+let openapi: string;
 /** The compiled typed program (typed-client.scenario.ts), loaded as a module. */
 let program: any;
 
@@ -31,6 +32,7 @@ beforeAll(async () => {
   const r = await env.call('GET', '/types/typescript');
   expect(r.status).toBe(200);
   dtos = r.text;
+  openapi = (await env.call('GET', '/api/openapi.json')).text;
   dir = mkdtempSync(join(tmpdir(), 'carshare-dtos-'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
@@ -76,6 +78,18 @@ it("is ServiceStack's format: BaseUrl header, IReturn/IReturnVoid, the three met
   expect(dtos).toMatch(
     /export class QueryCarsResponse\n\{\n {4}public Cars!: Car\[\];\n {4}public Metadata!: Metadata;\n {4}public ResponseStatus\?: ResponseStatus;/,
   );
+  // Every operation of the OpenAPI document has its request class, with its verb.
+  const doc = JSON.parse(openapi);
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>))
+    for (const [method, op] of Object.entries(ops)) {
+      const verb = method.charAt(0).toUpperCase() + method.slice(1);
+      expect(dtos, `${method} ${path}`).toMatch(
+        new RegExp(
+          `// @Route\\("${path.replace(/[{}]/g, '\\$&')}", "${method.toUpperCase()}"\\)\n.*\nexport class ${op.operationId} implements IReturn(Void|<${op.operationId}Response>), I${verb}\n`,
+        ),
+      );
+      expect(dtos).toContain(`public getMethod() { return '${method.toUpperCase()}'; }`);
+    }
   // Every REST resource of CONTRACT §2 is a class.
   for (const resource of [
     'UserAccount',
