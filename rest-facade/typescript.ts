@@ -2,6 +2,7 @@
 // format, generated from the route table and the schema as the OpenAPI document is — a request DTO per route
 // (`IReturn<Response>` or `IReturnVoid`), a response class per envelope, and every type they show.
 import { dtoProperties } from './dto.js';
+import type { Method } from './route.types.js';
 import type { Route, RouteTable } from './table.js';
 import { type TsProperty, TypeDeclarations, tsClass } from './typescript.types.js';
 
@@ -66,7 +67,13 @@ function declareCommon(types: TypeDeclarations): void {
   );
 }
 
-const verbMarker = { GET: 'IGet', POST: 'IPost', PUT: 'IPut', PATCH: 'IPatch', DELETE: 'IDelete' } as const;
+const verbMarker = {
+  GET: 'IGet',
+  POST: 'IPost',
+  PUT: 'IPut',
+  PATCH: 'IPatch',
+  DELETE: 'IDelete',
+} as const satisfies Record<Method, string>;
 
 /** The response class of a route: its envelope's properties, and `ResponseStatus` as every answer may carry. */
 function responseClass(types: TypeDeclarations, route: Route): string | undefined {
