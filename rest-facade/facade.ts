@@ -23,6 +23,7 @@ import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
 import { isResource, reachable } from './schema.model.js';
 import { RouteTable } from './table.js';
+import { typeScriptServer } from './typescript.js';
 
 export interface ExecutionResult {
   data?: Record<string, unknown> | null;
@@ -85,12 +86,13 @@ export function createFacade(deps: FacadeDeps): Facade {
   const routes = routeResolver(table, prefix);
   const handle = createHandler({ deps, table, documents, base, prefix });
   const serveReference = referenceServer(table, base, prefix);
+  const serveTypes = typeScriptServer(table, base, prefix);
 
   const middleware: Koa.Middleware = async (ctx, next) => {
     const path = ctx.path;
     if (ctx.method === 'GET' && (path === '/docs' || path === '/docs/')) return serveReference(ctx, 'html');
     if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx, 'json');
-    if (ctx.method === 'GET' && path === TYPES_PATH) return serveReference(ctx, 'typescript');
+    if (ctx.method === 'GET' && path === TYPES_PATH) return serveTypes(ctx);
     if (!routes.owns(path)) return next();
     if (exclude.some((x) => path === x || path.startsWith(`${x}/`))) return next();
     const requestId = (ctx.state.requestId as string | undefined) ?? randomUUID();

@@ -1,37 +1,22 @@
-// Serves the OpenAPI document, the /docs page and the TypeScript DTOs (/types/typescript), each generated once
-// from the route table on first request.
+// Serves the OpenAPI document and the /docs page, generated once from the route table on first request.
 import type Koa from 'koa';
 import { etagOf, matchesIfNoneMatch } from './cache.js';
 import { docsPage } from './docs.js';
-import { API_VERSION, openApiDocument } from './openapi.js';
+import { openApiDocument } from './openapi.js';
 import { send } from './respond.js';
 import type { RouteTable } from './table.js';
-import { typeScriptDtos } from './typescript.js';
-
-export type ReferenceKind = 'json' | 'html' | 'typescript';
-
-const contentTypes = {
-  json: 'application/json; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  // What ServiceStack answers for /types/typescript.
-  typescript: 'text/plain; charset=utf-8',
-} as const satisfies Record<ReferenceKind, string>;
 
 export function referenceServer(table: RouteTable, base: string, prefix: string) {
-  let reference: Record<ReferenceKind, string> | undefined;
-  return (ctx: Koa.Context, kind: ReferenceKind) => {
+  let reference: { json: string; html: string } | undefined;
+  return (ctx: Koa.Context, kind: 'json' | 'html') => {
     if (!reference) {
       const doc = openApiDocument(table, base, prefix);
-      reference = {
-        json: JSON.stringify(doc),
-        html: docsPage(doc),
-        typescript: typeScriptDtos(table, base, prefix, API_VERSION),
-      };
+      reference = { json: JSON.stringify(doc), html: docsPage(doc) };
     }
     const body = reference[kind];
     const etag = etagOf(body);
     const headers = {
-      'Content-Type': contentTypes[kind],
+      'Content-Type': kind === 'json' ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8',
       ETag: etag,
       'Cache-Control': 'public, max-age=300',
     };

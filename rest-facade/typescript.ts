@@ -1,7 +1,11 @@
 // "Add ServiceStack Reference" (CONTRACT §16): `GET /types/typescript`, the TypeScript DTOs in ServiceStack's
 // format, generated from the route table and the schema as the OpenAPI document is — a request DTO per route
 // (`IReturn<Response>` or `IReturnVoid`), a response class per envelope, and every type they show.
+import type Koa from 'koa';
+import { etagOf, matchesIfNoneMatch } from './cache.js';
 import { dtoProperties } from './dto.js';
+import { API_VERSION } from './openapi.js';
+import { send } from './respond.js';
 import type { Method } from './route.types.js';
 import type { Route, RouteTable } from './table.js';
 import { type TsProperty, TypeDeclarations, tsClass } from './typescript.types.js';
@@ -143,4 +147,28 @@ export function typeScriptDtos(
     '*/',
   ].join('\n');
   return `${[header, MARKERS, ...types.drain()].join('\n\n')}\n`;
+}
+
+/** Serves the DTOs, generated on first request, with an ETag like the OpenAPI document's. */
+export function typeScriptServer(
+  table: RouteTable,
+  base: string,
+  prefix: string,
+): (ctx: Koa.Context) => void {
+  let dtos: { body: string; etag: string } | undefined;
+  return (ctx) => {
+    if (!dtos) {
+      const body = typeScriptDtos(table, base, prefix, API_VERSION);
+      dtos = { body, etag: etagOf(body) };
+    }
+    // What ServiceStack answers for /types/typescript.
+    const headers = {
+      'Content-Type': 'text/plain; charset=utf-8',
+      ETag: dtos.etag,
+      'Cache-Control': 'public, max-age=300',
+    };
+    if (matchesIfNoneMatch(ctx.get('If-None-Match') || undefined, dtos.etag))
+      return send(ctx, 304, null, headers);
+    send(ctx, 200, dtos.body, headers);
+  };
 }
