@@ -11,6 +11,7 @@ import {
   isScalarType,
 } from 'graphql';
 import { fieldError, fieldErrors, type ResponseError } from './errors.js';
+import { readJsv } from './formats/jsv.js';
 import { nameKey, pascal } from './names.js';
 import type { Param, Params } from './request.js';
 import type { AnyField } from './schema.model.js';
@@ -60,11 +61,12 @@ class Binder {
     }
     const t = getNullableType(type);
     if (isListType(t)) {
-      const items = Array.isArray(value)
-        ? value
-        : typeof value === 'string'
-          ? value.split(/[,\s]+/).filter((s) => s !== '')
-          : [value];
+      const structured = typeof value === 'string' && text ? structuredText(value, '[') : value;
+      const items = Array.isArray(structured)
+        ? structured
+        : typeof structured === 'string'
+          ? structured.split(/[,\s]+/).filter((s) => s !== '')
+          : [structured];
       return items.map((v) => this.coerce(v, t.ofType, field, text));
     }
     if (isEnumType(t)) {
@@ -85,7 +87,7 @@ class Binder {
     }
     if (isInputObjectType(t)) {
       let obj: unknown = value;
-      if (typeof obj === 'string' && text && obj.trim().startsWith('{')) obj = parseJson(obj);
+      if (typeof obj === 'string' && text) obj = structuredText(obj, '{');
       if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
         return this.fail('InvalidFormat', field, `${field} must be an object`);
       const inner: Params = new Map();
@@ -128,7 +130,7 @@ class Binder {
           `${field} must be an ISO 8601 date and time in UTC (ending in Z or +00:00)`,
         );
       case 'JSON':
-        return typeof value === 'string' && text && /^\s*[{[]/.test(value) ? parseJson(value) : value;
+        return typeof value === 'string' && text ? structuredText(value, '{[') : value;
       default:
         return value;
     }
@@ -167,11 +169,21 @@ class Binder {
   }
 }
 
-function parseJson(s: string): unknown {
+/**
+ * A form or query value holding an object or array (opening with one of `openers`): JSON, or else JSV as
+ * ServiceStack accepts (`{Jurisdiction:CA,Number:7ABC123}`, `[user,ops]`). Anything else stays text.
+ */
+function structuredText(s: string, openers: string): unknown {
+  const t = s.trim();
+  if (!openers.includes(t.charAt(0))) return s;
   try {
-    return JSON.parse(s);
+    return JSON.parse(t);
   } catch {
-    return s;
+    try {
+      return readJsv(t);
+    } catch {
+      return s;
+    }
   }
 }
 
@@ -188,7 +200,7 @@ export interface Bound {
  */
 export function bindArguments(
   field: AnyField,
-  pathArgs: ReadonlyMap<string, { param: string; value: string }>,
+  pathArgs: ReadonlyMap<string, { param: string; value: string | undefined }>,
   params: Params,
   aliases: Readonly<Record<string, readonly string[]>> = {},
 ): Bound {

@@ -16,12 +16,14 @@ import {
 } from './errors.js';
 import type { Format } from './formats/negotiate.js';
 import { createHandler } from './handler.js';
+import { routeResolver, TYPES_PATH } from './predefined.js';
 import { referenceServer } from './reference.js';
 import { type Caller, negotiate, sendError } from './respond.js';
 import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
 import { isResource, reachable } from './schema.model.js';
 import { RouteTable } from './table.js';
+import { typeScriptServer } from './typescript.js';
 
 export interface ExecutionResult {
   data?: Record<string, unknown> | null;
@@ -81,21 +83,24 @@ export function createFacade(deps: FacadeDeps): Facade {
   const documents = new DocumentCache(deps.schema);
   const base = deps.publicUrl.replace(/\/+$/, '');
 
+  const routes = routeResolver(table, prefix);
   const handle = createHandler({ deps, table, documents, base, prefix });
   const serveReference = referenceServer(table, base, prefix);
+  const serveTypes = typeScriptServer(table, base, prefix);
 
   const middleware: Koa.Middleware = async (ctx, next) => {
     const path = ctx.path;
     if (ctx.method === 'GET' && (path === '/docs' || path === '/docs/')) return serveReference(ctx, 'html');
     if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx, 'json');
-    if (!(path === prefix || path.startsWith(`${prefix}/`))) return next();
+    if (ctx.method === 'GET' && path === TYPES_PATH) return serveTypes(ctx);
+    if (!routes.owns(path)) return next();
     if (exclude.some((x) => path === x || path.startsWith(`${x}/`))) return next();
     const requestId = (ctx.state.requestId as string | undefined) ?? randomUUID();
     const hadToken = Boolean(ctx.get('Authorization'));
     let format: Format = 'json';
     try {
       format = negotiate(ctx);
-      const match = table.match(ctx.method, path.slice(prefix.length));
+      const match = routes.resolve(ctx.method, path);
       if (!match) throw restError('NotFound', `No route for ${ctx.method} ${path}`);
       if ('allow' in match) {
         const e = restError(

@@ -10,7 +10,7 @@ import type { FacadeDeps } from './facade.js';
 import { render } from './formats/index.js';
 import type { Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
-import { bodyParams, mergeParams, type Params } from './request.js';
+import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
 import { type Caller, send } from './respond.js';
 import { fieldsOf, reachable } from './schema.model.js';
 import { nodeSelection, pageSelection, parseEmbed, parseFilter } from './selection.js';
@@ -145,11 +145,15 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       ? parseEmbed(control('embed'), deps.schema, table.names, node, single)
       : parseEmbed(undefined, deps.schema, table.names, node, single);
     const filter = isGet ? parseFilter(control('filter'), node) : null;
-    for (const [param, f] of Object.entries(route.def.formats ?? {}))
-      if (!f.pattern.test(pathParams.get(param) ?? ''))
+    // A predefined route (`/api/GetCar?Id=…`, CONTRACT §16) carries the path parameters as properties.
+    const pathValue = (param: string) => pathParams.get(param) ?? propertyText(params, param);
+    for (const [param, f] of Object.entries(route.def.formats ?? {})) {
+      const value = pathValue(param);
+      if (value !== undefined && !f.pattern.test(value))
         throw fieldErrors([fieldError('InvalidFormat', param, `${param} must be ${f.description}`)]);
+    }
     const pathArgs = new Map(
-      [...route.pathArgs].map(([arg, param]) => [arg, { param, value: pathParams.get(param)! }]),
+      [...route.pathArgs].map(([arg, param]) => [arg, { param, value: pathValue(param) }]),
     );
     const bound = bindArguments(route.field, pathArgs, params, route.def.aliases);
     if (route.def.method === 'PATCH') checkReadOnly(route, params, bound.used);

@@ -85,6 +85,9 @@ class Builder {
   }
 }
 
+/** The API's version, in the OpenAPI document and the TypeScript DTOs' header. */
+export const API_VERSION = '1.0.0';
+
 const successText = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' } as const;
 
 function envelopeSchema(b: Builder, route: Route): Json {
@@ -176,7 +179,7 @@ function operation(b: Builder, route: Route): Json {
   if (def.method !== 'GET') errors.push('409');
   if (requestBody) errors.push('413', '415');
   return {
-    operationId: def.operation,
+    operationId: route.dto,
     summary: def.summary,
     ...(field.description ? { description: field.description } : {}),
     tags: [route.def.path.split('/')[1]!],
@@ -206,7 +209,7 @@ export function openApiDocument(table: RouteTable, publicUrl: string, prefix: st
     openapi: '3.1.0',
     info: {
       title: 'Carshare REST API',
-      version: '1.0.0',
+      version: API_VERSION,
       description:
         'ServiceStack-style REST over the Carshare GraphQL core. Responses are PascalCase; JSON by default, ' +
         'or XML, CSV, JSV and HTML by `format` or `Accept`. Errors are `{"ResponseStatus":{...}}`.',

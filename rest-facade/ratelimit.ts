@@ -4,6 +4,7 @@
 import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
+import { dtoName } from './dto.js';
 import { restError } from './errors.js';
 import { type Caller, formatOrJson, sendError } from './respond.js';
 
@@ -23,8 +24,12 @@ export interface RateLimitOptions {
   onStoreError?(err: unknown): void;
 }
 
+/** Sign-up by its predefined routes too (CONTRACT §16): `/api/CreateUserAccount`, `/json/reply/CreateUserAccount`. */
+const SIGN_UP = dtoName({ method: 'POST', operation: 'createUserAccount' }, 'one');
+
 const AUTH_POSTS = [
   /^\/api\/useraccounts\/?$/i,
+  new RegExp(`^/(api|json/reply)/${SIGN_UP}/?$`, 'i'),
   /^\/api\/oauth\/token\/?$/i,
   /^\/api\/oauth\/interaction\/[^/]+\/(login|sign-?in)\/?$/i,
 ];

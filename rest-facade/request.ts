@@ -88,3 +88,11 @@ export function queryValue(querystring: string, name: string): string | undefine
   for (const [k, v] of new URLSearchParams(querystring)) if (nameKey(k) === name) return v;
   return undefined;
 }
+
+/** A parameter as text, for a path parameter sent as a property; `undefined` when absent or null. */
+export function propertyText(params: Params, name: string): string | undefined {
+  const p = params.get(nameKey(name));
+  if (p === undefined || p.value === null || p.value === undefined) return undefined;
+  if (typeof p.value === 'object') return JSON.stringify(p.value);
+  return String(p.value);
+}

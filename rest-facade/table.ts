@@ -2,6 +2,7 @@
 // argument fails loudly), and request paths matched to rows (404 unknown, 405 with the allowed verbs).
 import type { GraphQLSchema } from 'graphql';
 import { OperationTypeNode } from 'graphql';
+import { dtoName } from './dto.js';
 import { camel, plural } from './names.js';
 import type { Method, RouteDef, RouteModule } from './route.types.js';
 import { type AnyField, Names, type ResultShape, reachable, resultShape } from './schema.model.js';
@@ -14,6 +15,8 @@ export interface Route {
   shape: ResultShape;
   /** REST name of the returned resource (`Car`) and its plural (`Cars`). */
   rest: string;
+  /** The request DTO name and OpenAPI operationId (`GetCar`, CONTRACT §16). */
+  dto: string;
   plural: string;
   /** GraphQL argument → the path parameter that fills it. */
   pathArgs: ReadonlyMap<string, string>;
@@ -55,6 +58,7 @@ function compile(def: RouteDef, schema: GraphQLSchema, names: Names): Route {
     field,
     shape,
     rest,
+    dto: dtoName(def, shape.kind),
     plural: plural(rest),
     pathArgs,
     status: statusFor[def.method],
@@ -70,6 +74,7 @@ const literals = (r: Route): number => r.segments.filter((s) => typeof s === 'st
 export class RouteTable {
   readonly routes: readonly Route[];
   readonly names: Names;
+  readonly #byDto = new Map<string, Route>();
   constructor(
     readonly schema: GraphQLSchema,
     modules: readonly RouteModule[],
@@ -80,6 +85,17 @@ export class RouteTable {
       .flatMap((m) => m.routes)
       .map((d) => compile(d, schema, this.names))
       .sort((a, b) => literals(b) - literals(a));
+    for (const r of this.routes) {
+      const key = r.dto.toLowerCase();
+      const taken = this.#byDto.get(key);
+      if (taken) throw new Error(`routes ${taken.def.path} and ${r.def.path} both name the request ${r.dto}`);
+      this.#byDto.set(key, r);
+    }
+  }
+
+  /** The route a request DTO name stands for, any case (`GetCar`, `getcar`). */
+  byDto(name: string): Route | undefined {
+    return this.#byDto.get(name.toLowerCase());
   }
 
   match(method: string, path: string): Match {

@@ -33,3 +33,64 @@ export function jsv(value: unknown): string {
   }
   return `{${parts.join(',')}}`;
 }
+
+export type JsvValue = string | JsvValue[] | { [name: string]: JsvValue };
+
+/** Nesting deeper than this is refused: a form value is a small object, not a way to exhaust the stack. */
+const MAX_DEPTH = 32;
+
+/**
+ * Reads JSV (ServiceStack accepts it in form and query values, CONTRACT §16): objects, arrays and scalars as
+ * text, a quoted string unquoted (`""` → `"`). Throws on malformed input.
+ */
+export function readJsv(text: string): JsvValue {
+  let i = 0;
+  const fail = (what: string): never => {
+    throw new Error(`JSV: ${what} at ${i}`);
+  };
+  const quoted = (): string => {
+    let s = '';
+    for (i++; i < text.length; i++) {
+      if (text[i] !== '"') s += text[i];
+      else if (text[i + 1] === '"') s += text[i++];
+      else {
+        i++;
+        return s;
+      }
+    }
+    return fail('unterminated string');
+  };
+  const scalar = (key: boolean): string => {
+    if (text[i] === '"') return quoted();
+    const start = i;
+    // A raw value ends at , } ] and a key also at : (dates carry : inside values).
+    while (i < text.length && !',}]'.includes(text[i]!) && !(key && text[i] === ':')) i++;
+    return text.slice(start, i);
+  };
+  const sequence = <T>(close: string, item: () => T): T[] => {
+    const out: T[] = [];
+    i++;
+    while (text[i] !== close) {
+      out.push(item());
+      if (text[i] === ',') i++;
+      else if (text[i] !== close) fail(`expected , or ${close}`);
+    }
+    i++;
+    return out;
+  };
+  const value = (depth: number): JsvValue => {
+    if (depth > MAX_DEPTH) fail('too deep');
+    if (text[i] === '[') return sequence(']', () => value(depth + 1));
+    if (text[i] !== '{') return scalar(false);
+    const entries = sequence('}', (): [string, JsvValue] => {
+      const name = scalar(true).trim();
+      if (text[i] !== ':') fail('expected :');
+      i++;
+      return [name, value(depth + 1)];
+    });
+    return Object.fromEntries(entries);
+  };
+  const v = value(0);
+  if (i !== text.length) fail('trailing text');
+  return v;
+}

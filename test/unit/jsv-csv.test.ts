@@ -1,7 +1,8 @@
-// The JSV and CSV writers against ServiceStack.Text's own vectors (research/rest-conventions.md §4.3, §5.3).
+// The JSV and CSV writers against ServiceStack.Text's own vectors (research/rest-conventions.md §4.3, §5.3), and
+// the JSV reader that form and query values use (CONTRACT §16).
 import { describe, expect, it } from 'vitest';
 import { csv } from '../../rest-facade/formats/csv.js';
-import { jsv } from '../../rest-facade/formats/jsv.js';
+import { jsv, readJsv } from '../../rest-facade/formats/jsv.js';
 
 describe('JSV', () => {
   it.each([
@@ -25,6 +26,43 @@ describe('JSV', () => {
   ])('%j → %s', (value, expected) => {
     expect(jsv(value)).toBe(expected);
   });
+});
+
+describe('JSV reader', () => {
+  it.each([
+    ['{Jurisdiction:CA,Number:7ABC123}', { Jurisdiction: 'CA', Number: '7ABC123' }],
+    ['[user,ops]', ['user', 'ops']],
+    [
+      '{Address:"1 Queen St, Auckland",Latitude:-36.85}',
+      { Address: '1 Queen St, Auckland', Latitude: '-36.85' },
+    ],
+    ['{Size:"2"" x 1""",Empty:"",Tags:[]}', { Size: '2" x 1"', Empty: '', Tags: [] }],
+    [
+      '{At:2026-07-03T12:00:00Z,Nested:{List:[{A:1},{A:2}]}}',
+      { At: '2026-07-03T12:00:00Z', Nested: { List: [{ A: '1' }, { A: '2' }] } },
+    ],
+    ['plain', 'plain'],
+  ])('%s', (text, expected) => {
+    expect(readJsv(text)).toEqual(expected);
+  });
+
+  it('reads back what the writer writes (scalars as text)', () => {
+    const value = {
+      Name: 'Me, Junior',
+      Size: '2" x 1"',
+      Url: 'https://url.com',
+      Tags: ['a, b', '[x]'],
+      O: { K: '{v}' },
+    };
+    expect(readJsv(jsv(value))).toEqual(value);
+  });
+
+  it.each(['{A:1', '{A}', '[a,b', '{A:1}x', '"open', `${'['.repeat(40)}${']'.repeat(40)}`])(
+    'refuses %s',
+    (text) => {
+      expect(() => readJsv(text)).toThrow(/JSV/);
+    },
+  );
 });
 
 describe('CSV', () => {
