@@ -1,6 +1,7 @@
 // `cars(near:)` over GraphQL (CONTRACT §17): distances checked against the haversine computed in the test (a
 // city, across the antimeridian, around both poles), the radius, the order, and every other search rule with it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { nearSql } from '../../src/cars/car-near.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { CREATE_UNAVAILABILITY, carWithStatus } from '../factories/cars.js';
 import { AROUND_BERLIN, type At, BERLIN, greatCircleKm, ROUNDING_KM } from '../factories/places.js';
@@ -49,12 +50,16 @@ async function near(vars: Record<string, unknown>): Promise<NearPage> {
   return (await h.ok<{ cars: NearPage }>(asOps(), NEAR, vars)).cars;
 }
 
-/** What the search must answer: the cars within the radius by the test's own haversine, nearest first. */
+/**
+ * What the search must answer: the cars within the radius by the test's own haversine, nearest first, equal
+ * distances (as shown, to the metre) by id.
+ */
 function expected(center: At, radiusKm: number, cars: Map<string, At>): { id: string; km: number }[] {
+  const shown = (km: number) => Math.round(km * 1000);
   return [...cars]
     .map(([id, at]) => ({ id, km: greatCircleKm(center, at) }))
     .filter((c) => c.km <= radiusKm)
-    .sort((a, b) => a.km - b.km);
+    .sort((a, b) => shown(a.km) - shown(b.km) || (a.id < b.id ? -1 : 1));
 }
 
 function expectDistances(page: NearPage, want: { id: string; km: number }[]): void {
@@ -141,7 +146,11 @@ describe('cars(near:)', () => {
       carId: alex,
       input: { startDateUtc: '2026-07-02T10:00:00.000Z', endDateUtc: '2026-07-02T12:00:00.000Z' },
     });
-    const free = await near({ near: place, from: '2026-07-02T11:00:00.000Z', to: '2026-07-02T13:00:00.000Z' });
+    const free = await near({
+      near: place,
+      from: '2026-07-02T11:00:00.000Z',
+      to: '2026-07-02T13:00:00.000Z',
+    });
     expect(free.nodes.map((n) => n.id)).toEqual([temp, span, pots]);
     const byMake = await near({ near: place, sort: 'make' });
     expect(byMake.sort).toEqual({ by: 'make', direction: 'Ascending' });
@@ -200,6 +209,26 @@ describe('cars(near:)', () => {
     ['distinct', { distinct: 'distanceKm' }, 'InvalidValue'],
   ])('refuses a bad %s with %s naming it', async (field, vars, code) => {
     expect(errorOf(await h.run(asOps(), NEAR, vars))).toMatchObject({ code, field });
+  });
+
+  it.each([
+    ['in a city', { ...BERLIN, radiusKm: 10 }],
+    ['across the antimeridian', { latitude: -16.8, longitude: 179.95, radiusKm: 20 }],
+  ])('%s, the box is answered from the home-location index', async (_, place) => {
+    const plan = await h.orm.em.fork().transactional(async (em) => {
+      const conn = em.getConnection();
+      const tx = em.getTransactionContext();
+      // On a few rows a scan is cheaper; forbidding it shows whether the index can answer the condition at all.
+      await conn.execute('set local enable_seqscan = off', [], 'run', tx);
+      const where = nearSql(place).where.join(' and ');
+      return conn.execute<Record<string, string>[]>(
+        `explain select id from car where ${where}`,
+        [],
+        'all',
+        tx,
+      );
+    });
+    expect(plan.map((r) => Object.values(r)[0]).join('\n')).toMatch(/car_home_location_index/);
   });
 
   it('accepts the edges of every range', async () => {
