@@ -98,11 +98,9 @@ export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: Ca
   );
   const cars = rows.map((r) => ctx.em.map(Car, r));
   if (!nearby) return { ...page, total, nodes: cars };
-  // The distance belongs to this search, not to the car: a view over the (identity-mapped) entity carries it, so
-  // the same car read elsewhere in the request has no distance.
-  const nodes = cars.map(
-    (c, i): CarNear => Object.create(c, { distanceKm: { value: rows[i]!.distance_km } }),
-  );
+  // The distance belongs to this search, not to the car: a copy carries it, so the identity-mapped entity (the same
+  // car read elsewhere in the request) has none. Copies of one shape keep property reads fast (prototype views did not).
+  const nodes = cars.map((c, i): CarNear => ({ ...c, distanceKm: rows[i]!.distance_km as number }));
   return { ...page, total, nodes };
 }
 
