@@ -26,16 +26,16 @@ export function nearArgument(input: NearInput | null | undefined): Near | null {
   const radiusKm = input.radiusKm ?? DEFAULT_RADIUS_KM;
   const check = new Check();
   if (latitude === null || latitude === undefined || longitude === null || longitude === undefined)
-    check.add('NotEmpty', 'near', 'near needs both a latitude and a longitude');
+    check.add('NotEmpty', 'near', 'A place needs both a latitude and a longitude');
   else if (!Number.isFinite(latitude) || latitude < -90 || latitude > 90)
-    check.add('OutOfRange', 'near', 'The latitude of near must be between -90 and 90', { Min: -90, Max: 90 });
+    check.add('OutOfRange', 'near', 'The latitude must be between -90 and 90', { Min: -90, Max: 90 });
   else if (!Number.isFinite(longitude) || longitude < -180 || longitude > 180)
-    check.add('OutOfRange', 'near', 'The longitude of near must be between -180 and 180', {
+    check.add('OutOfRange', 'near', 'The longitude must be between -180 and 180', {
       Min: -180,
       Max: 180,
     });
   if (!Number.isFinite(radiusKm) || radiusKm <= 0 || radiusKm > MAX_RADIUS_KM)
-    check.add('OutOfRange', 'radiusKm', `radiusKm must be more than 0 and at most ${MAX_RADIUS_KM}`, {
+    check.add('OutOfRange', 'radiusKm', `The radius must be more than 0 and at most ${MAX_RADIUS_KM} km`, {
       Min: 0,
       Max: MAX_RADIUS_KM,
     });
