@@ -14,6 +14,7 @@ import { fieldError, fieldErrors, type ResponseError } from './errors.js';
 import { readJsv } from './formats/jsv.js';
 import { nameKey, pascal } from './names.js';
 import type { Param, Params } from './request.js';
+import type { ComposedArgument } from './route.types.js';
 import type { AnyField } from './schema.model.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -203,10 +204,18 @@ export function bindArguments(
   pathArgs: ReadonlyMap<string, { param: string; value: string | undefined }>,
   params: Params,
   aliases: Readonly<Record<string, readonly string[]>> = {},
+  composed: Readonly<Record<string, ComposedArgument>> = {},
 ): Bound {
   const b = new Binder(aliases);
   const variables: Record<string, unknown> = {};
   for (const arg of field.args) {
+    const rule = composed[arg.name];
+    if (rule) {
+      for (const p of rule.parameters) b.used.add(nameKey(p.name));
+      const v = rule.bind(params, (code, name, message) => b.fail(code, name, message));
+      if (v !== undefined) variables[arg.name] = v;
+      continue;
+    }
     const fromPath = pathArgs.get(arg.name);
     if (fromPath) {
       b.used.add(nameKey(fromPath.param));

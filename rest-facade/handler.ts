@@ -155,7 +155,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     const pathArgs = new Map(
       [...route.pathArgs].map(([arg, param]) => [arg, { param, value: pathValue(param) }]),
     );
-    const bound = bindArguments(route.field, pathArgs, params, route.def.aliases);
+    const bound = bindArguments(route.field, pathArgs, params, route.def.aliases, route.def.composed);
     if (route.def.method === 'PATCH') checkReadOnly(route, params, bound.used);
 
     const nodes =

@@ -122,6 +122,18 @@ function operation(b: Builder, route: Route): Json {
       parameters.push({ name: param, in: 'path', required: true, schema });
       continue;
     }
+    const composed = def.composed?.[arg.name];
+    if (composed) {
+      for (const p of composed.parameters)
+        parameters.push({
+          name: p.name,
+          in: 'query',
+          required: false,
+          description: p.description,
+          schema: { type: p.type },
+        });
+      continue;
+    }
     const named = getNamedType(arg.type);
     if (isInputObjectType(named)) {
       const schema = b.ref(named);

@@ -1,4 +1,6 @@
 // The shape of a route table row: one REST route translated into one GraphQL operation.
+import type { FieldCode } from './errors.js';
+import type { Params } from './request.js';
 
 export const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type Method = (typeof methods)[number];
@@ -16,6 +18,11 @@ export interface RouteDef {
   params?: Readonly<Record<string, string>>;
   /** Path parameters that are not UUIDs but have a form of their own; a malformed one is 400 naming it. */
   formats?: Readonly<Record<string, { pattern: RegExp; description: string }>>;
+  /**
+   * Arguments filled from parameters with a text form of their own instead of by the generic binding, by argument
+   * name (`near` from `near=52.52,13.40` and `radiuskm=5`).
+   */
+  composed?: Readonly<Record<string, ComposedArgument>>;
   /** Other names a client may use for an argument or input field (`{ events: ['event'] }`). */
   aliases?: Readonly<Record<string, readonly string[]>>;
   /** Seconds a GET may be cached by the client and the server (default 10). */
@@ -28,6 +35,17 @@ export interface RouteDef {
   location?: string;
   /** One line for the OpenAPI reference. */
   summary: string;
+}
+
+/** One argument built from request parameters by the route's own rule. */
+export interface ComposedArgument {
+  /** The parameters it reads, as the OpenAPI reference lists them. */
+  parameters: readonly { name: string; description: string; type: 'string' | 'number' }[];
+  /**
+   * The argument's value, or undefined when the request gives none of its parameters. A malformed parameter is
+   * reported through `fail`, naming it, and leaves the argument out.
+   */
+  bind(params: Params, fail: (code: FieldCode, field: string, message: string) => void): unknown;
 }
 
 /** A GraphQL type whose REST name differs (`CarBooking` is `Booking`). */

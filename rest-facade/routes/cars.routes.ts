@@ -1,12 +1,13 @@
 // Cars and their unavailabilities (CONTRACT §7). Car searches depend on unavailabilities, so those
 // mutations make cached cars stale too.
 import type { RouteModule } from '../route.types.js';
+import { near } from './cars.near.js';
 
 const unavailability = { Id: 'carId', UnavailabilityId: 'id' } as const;
 
 export const carRoutes: RouteModule = {
   routes: [
-    { method: 'GET', path: '/cars', operation: 'cars', summary: 'Search cars' },
+    { method: 'GET', path: '/cars', operation: 'cars', composed: { near }, summary: 'Search cars' },
     {
       method: 'POST',
       path: '/cars',

@@ -7,6 +7,7 @@ import { Check } from '../shared/validation.js';
 import { Car } from './car.entity.js';
 import { carById } from './car.loaders.js';
 import { canSeeCar, seesAllCars } from './car.rules.js';
+import { type NearInput, nearArgument, nearSql } from './car-near.js';
 import type { CarOccupancy } from './car-occupancy.js';
 
 /** Sortable (and distinct-able) fields; each has an index led by its column (see the cars migration). */
@@ -28,7 +29,11 @@ export interface CarFilter extends PageArgs {
   make?: string | null;
   bookableFromUtc?: Date | null;
   bookableToUtc?: Date | null;
+  near?: NearInput | null;
 }
+
+/** A car found by a `near` search, with its distance from the place (kilometres, 3 decimals). */
+export type CarNear = Car & { distanceKm: number };
 
 /** The bookable period comes whole: both ends, the start first. */
 function bookablePeriod(args: CarFilter): { from: Date; to: Date } | null {
@@ -44,9 +49,15 @@ function bookablePeriod(args: CarFilter): { from: Date; to: Date } | null {
 }
 
 export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: CarFilter): Promise<Page<Car>> {
-  const page = pageRequest(args, { fields: Object.keys(columns), defaultSort: '-createdDateUtc' });
+  const near = nearArgument(args.near);
+  const nearby = near && nearSql(near);
+  const sortable: Record<string, string> = nearby ? { ...columns, distanceKm: nearby.distanceKm } : columns;
+  const page = pageRequest(args, {
+    fields: Object.keys(sortable),
+    defaultSort: nearby ? 'distanceKm' : '-createdDateUtc',
+  });
   const period = bookablePeriod(args);
-  const where: string[] = [];
+  const where: string[] = nearby ? [...nearby.where] : [];
   const params: unknown[] = [];
   if (!seesAllCars(ctx.actor)) {
     where.push(`(status = 'Listed' or owner_id = ?)`);
@@ -76,10 +87,21 @@ export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: Ca
   }
   const { rows, total } = await searchRows<Record<string, unknown>>(
     ctx.em,
-    { table: 'car', where, params, columns },
+    {
+      table: 'car',
+      where,
+      params,
+      columns: sortable,
+      ...(nearby ? { computed: { distance_km: nearby.distanceKm } } : {}),
+    },
     page,
   );
-  return { ...page, total, nodes: rows.map((r) => ctx.em.map(Car, r)) };
+  const cars = rows.map((r) => ctx.em.map(Car, r));
+  if (!nearby) return { ...page, total, nodes: cars };
+  // The distance belongs to this search, not to the car: a copy carries it, so the identity-mapped entity (the same
+  // car read elsewhere in the request) has none. Copies of one shape keep property reads fast (prototype views did not).
+  const nodes = cars.map((c, i): CarNear => ({ ...c, distanceKm: rows[i]!.distance_km as number }));
+  return { ...page, total, nodes };
 }
 
 export async function getCar(ctx: Context, id: string): Promise<Car> {

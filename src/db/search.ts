@@ -10,6 +10,8 @@ export interface SearchQuery {
   params: unknown[];
   /** Maps canonical field names (sortable/distinct) to trusted column expressions. */
   columns: Readonly<Record<string, string>>;
+  /** Computed output columns: alias → trusted expression without placeholders (a search's distance). */
+  computed?: Readonly<Record<string, string>>;
 }
 
 export interface SearchResult<Row> {
@@ -34,10 +36,14 @@ export async function searchRows<Row extends object>(
   };
   const dir = page.sort.direction === 'Descending' ? 'desc' : 'asc';
   const order = `${col(page.sort.by)} ${dir}, id ${dir}`;
+  const computed = Object.entries(q.computed ?? {})
+    .map(([alias, expr]) => `, ${expr} as "${alias}"`)
+    .join('');
   const source = page.distinct
-    ? `(select distinct on (${col(page.distinct)}) * from ${q.table} ${where} order by ${col(page.distinct)}, ${order}) d`
+    ? `(select distinct on (${col(page.distinct)}) *${computed} from ${q.table} ${where} order by ${col(page.distinct)}, ${order}) d`
     : `${q.table} ${where}`;
-  const sql = `select *, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
+  const outer = page.distinct ? '' : computed;
+  const sql = `select *${outer}, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
   const conn = em.getConnection();
   const ctx = em.getTransactionContext();
   const rows = await conn.execute<(Row & { __total: string })[]>(

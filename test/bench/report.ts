@@ -76,6 +76,12 @@ export function goals(
       0.5,
       'min',
     ),
+    goal(
+      'S-near near / without near, CPU per request (+PostgreSQL)',
+      ratio(r, 'S-near', 'near', 'without', (v) => v.totalCpuPerRequest),
+      2,
+      'max',
+    ),
     goal('S6 token checking on / off, req/s', ratio(r, 'S6', 'on', 'off'), 0.98, 'min'),
     goal('S6 token checking on / off, CPU efficiency', ratio(r, 'S6', 'on', 'off', efficiency), 0.98, 'min'),
     goal('S7 deliveries per second, one event to 1,000 subscriptions', extra.s7?.perSecond, 1000, 'min'),
@@ -98,7 +104,7 @@ export function table(r: Results, memory: Memory): string {
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [id, vs] of r) {
-    const base = vs.find((v) => ['L1', 'L0', 'off'].includes(v.label) && !v.invalid);
+    const base = vs.find((v) => ['L1', 'L0', 'off', 'without'].includes(v.label) && !v.invalid);
     for (const v of vs) {
       if (v.invalid) {
         lines.push(

@@ -1,6 +1,7 @@
 // The scenarios of issue 8 (research/performance.md §2.5): what each variant is asked, how its answer is
 // checked before it is measured, and the goal each one is judged by.
 import type { Generator } from './driver.js';
+import { CLUSTER_CENTER } from './seed.js';
 
 export type ProcessName = 'ours' | 'ours-noauth' | 'L0' | 'L1' | 'P1';
 
@@ -56,7 +57,10 @@ const each = (labels: [string, ProcessName][], request: Request): ScenarioVarian
  * Small answers first: the service's resident memory hardly shrinks once 100-car pages have grown it, so their
  * peaks are read before S1 runs. S5 writes bookings, which makes S3's cached page stale: it comes after S3.
  */
-const ORDER = ['S2', 'S3', 'S6', 'S5', 'S1', 'S1-deep', 'S4'];
+const ORDER = ['S2', 'S3', 'S6', 'S5', 'S-near', 'S1', 'S1-deep', 'S4'];
+/** The car search near the middle of the seeded city (CONTRACT §17), and the same search without `near`. */
+const SEARCH_PATH = '/api/cars?limit=100';
+const NEAR_PATH = `${SEARCH_PATH}&near=${CLUSTER_CENTER.latitude},${CLUSTER_CENTER.longitude}&radiuskm=10`;
 
 export function scenarios(i: ScenarioInputs): Scenario[] {
   return all(i).sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
@@ -154,6 +158,15 @@ function all(i: ScenarioInputs): Scenario[] {
         ...each([['ours', 'ours']], graphql),
         ...each([['ours S1', 'ours']], get(S1_PATH)),
         ...each([['P1', 'P1']], graphql),
+      ],
+    },
+    {
+      id: 'S-near',
+      title: `GET ${NEAR_PATH} vs the same without near`,
+      check: 'json',
+      variants: [
+        ...each([['near', 'ours']], get(NEAR_PATH)),
+        ...each([['without', 'ours']], get(SEARCH_PATH)),
       ],
     },
     {

@@ -18,6 +18,14 @@ const BASE = `timestamptz '2026-06-01T00:00:00Z'`;
 const MAKES = `array['Toyota','Honda','Volkswagen','Renault','Peugeot','Ford','Skoda','Fiat','Kia','Tesla']`;
 const COLORS = `array['Red','Blue','Black','White','Silver','Green', null]`;
 const REF = `'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'`;
+/**
+ * Where cars live: four in five in a city-sized cluster (Berlin, 55 × 45 km), the fifth spread over the world,
+ * so a search near a place has a city's worth of cars around it and the rest far away.
+ */
+const HOME_LATITUDE = `case when i % 5 = 4 then -60 + (i * 37 % 1300) / 10.0 else 52.3 + (i % 1000) / 2000.0 end`;
+const HOME_LONGITUDE = `case when i % 5 = 4 then -180 + (i * 53 % 3600) / 10.0 else 13.1 + (i % 997) / 1500.0 end`;
+/** The center of the cluster: the place the benchmark's distance search starts from. */
+export const CLUSTER_CENTER = { latitude: 52.55, longitude: 13.43 } as const;
 
 const users = (from: number, to: number, hash: string) => [
   `insert into user_account (id, username, password_hash, roles, status, failed_sign_ins, created_date_utc,
@@ -50,7 +58,7 @@ const cars = (from: number, to: number, owners: number) => [
    select md5('c' || i)::uuid, md5('u' || (i % ${owners}))::uuid, (${MAKES})[1 + i % 10], 'Model ' || (i % 37),
      2005 + i % 20, (${COLORS})[1 + i % 7], case when i % 4 = 0 then 'Manual' else 'Automatic' end, 2 + i % 6,
      case when i % 5 = 0 then null else 'A tidy car near the station, number ' || i end, 'DE-BE',
-     'B-CS ' || i, i || ' Example Street, Berlin', 52.3 + (i % 1000) / 2000.0, 13.1 + (i % 997) / 1500.0,
+     'B-CS ' || i, i || ' Example Street, Berlin', ${HOME_LATITUDE}, ${HOME_LONGITUDE},
      ((5 + i % 40) || '.50')::numeric, 'EUR', i % 2 = 0, 60, 20160,
      case when i % 10 = 9 then 'Unlisted' when i % 10 = 8 then 'Draft' else 'Listed' end, 'Locked',
      ${BASE} - make_interval(mins => i), ${BASE} - make_interval(mins => i)
