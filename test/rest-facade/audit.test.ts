@@ -315,6 +315,13 @@ describe('GET /api/audit', () => {
     expect((await env.call('GET', '/api/audit')).status).toBe(401);
   });
 
+  it('is in the OpenAPI document', async () => {
+    const doc = (await env.call('GET', '/api/openapi.json')).json;
+    const path = Object.keys(doc.paths).find((p) => p.endsWith('/audit'));
+    expect(path).toBeDefined();
+    expect(doc.paths[path!].get.summary).toMatch(/audit trail/);
+  });
+
   it('a cached page goes stale when a change adds an entry', async () => {
     // A reader of its own: the cache is per caller, and earlier tests' truncations bump no version.
     const reader = env.tokenFor(asOps());
