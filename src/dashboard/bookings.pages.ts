@@ -2,7 +2,7 @@
 // dates, and cancelling it as an operator with a reason.
 
 import { auditLink } from './audit.pages.js';
-import { badge, carPath } from './cars.pages.js';
+import { badge, carPath, fullName, type Person } from './cars.pages.js';
 import type { Problem } from './dashboard.errors.js';
 import { BASE } from './dashboard.layout.js';
 import { csrfField, fieldError, pager } from './forms.js';
@@ -42,7 +42,7 @@ export interface BookingRow {
   endDateUtc: string;
   requestedDateUtc: string;
   car: { make: string; model: string } | null;
-  borrower: { displayName: string } | null;
+  borrower: Person | null;
 }
 
 export interface BookingDetail extends BookingRow {
@@ -88,7 +88,7 @@ function row(b: BookingRow): Html {
   const car = b.car ? `${b.car.make} ${b.car.model}` : 'Deleted car';
   return html`<tr><th scope="row"><a href="${bookingPath(b.id)}"><code>${b.reference}</code></a></th><td>${badge(b.state)}</td>
 <td>${b.car ? html`<a href="${carPath(b.carId)}">${car}</a>` : car}</td>
-<td>${b.borrower?.displayName ?? ''}<br>${shortIdLink(b.borrowerId, href(`${BASE}/bookings`, { borrowerId: b.borrowerId }), 'borrower id')}</td>
+<td>${fullName(b.borrower)}<br>${shortIdLink(b.borrowerId, href(`${BASE}/bookings`, { borrowerId: b.borrowerId }), 'borrower id')}</td>
 <td>${when(b.startDateUtc)}<br>${when(b.endDateUtc)}</td><td>${when(b.requestedDateUtc)}</td></tr>`;
 }
 
@@ -123,7 +123,7 @@ export function bookingPage(b: BookingDetail, csrf: string, reason = '', problem
   return html`<dl class="pairs"><dt>State</dt><dd>${badge(b.state)}${b.isNoShow ? ' (no-show)' : ''}</dd>
 <dt>Reference</dt><dd><code>${b.reference}</code> ${shortId(b.id, 'booking id')}</dd>
 <dt>Car</dt><dd>${b.car ? html`<a href="${carPath(b.carId)}">${car}</a>` : car}</dd>
-<dt>Borrower</dt><dd>${b.borrower?.displayName ?? ''} ${shortIdLink(b.borrowerId, href(`${BASE}/bookings`, { borrowerId: b.borrowerId }), 'borrower id')}</dd>
+<dt>Borrower</dt><dd>${fullName(b.borrower)} ${shortIdLink(b.borrowerId, href(`${BASE}/bookings`, { borrowerId: b.borrowerId }), 'borrower id')}</dd>
 <dt>Owner</dt><dd>${shortIdLink(b.ownerId, href(`${BASE}/cars`, { ownerId: b.ownerId }), 'owner id')}</dd>
 <dt>Period</dt><dd>${when(b.startDateUtc)} to ${when(b.endDateUtc)}</dd>
 <dt>Estimated cost</dt><dd>${b.estimatedCost.amount} ${b.estimatedCost.currency}</dd>

@@ -17,7 +17,7 @@ import { html } from './html.js';
 import { dayStart, param } from './query.js';
 
 const ROW = `id reference state carId borrowerId startDateUtc endDateUtc requestedDateUtc
-  car { make model } borrower { displayName }`;
+  car { make model } borrower { firstName lastName }`;
 const SEARCH = `query($states: [CarBookingState!], $reference: String, $carId: UUID, $borrowerId: UUID,
   $from: DateTime, $to: DateTime, $offset: Int) {
   bookings(states: $states, reference: $reference, carId: $carId, borrowerId: $borrowerId, fromUtc: $from,

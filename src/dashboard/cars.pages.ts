@@ -6,6 +6,13 @@ import { actionButton, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
 import { shortId, shortIdLink } from './short-id.js';
 
+/** A person as operators know them: full name (display names are shortened for other users). */
+export interface Person {
+  firstName: string;
+  lastName: string;
+}
+export const fullName = (p: Person | null): string => (p ? `${p.firstName} ${p.lastName}` : '');
+
 export interface CarRow {
   id: string;
   ownerId: string;
@@ -17,7 +24,7 @@ export interface CarRow {
   lockState: string;
   licensePlate: { jurisdiction: string; number: string };
   createdDateUtc: string;
-  owner: { displayName: string };
+  owner: Person;
 }
 
 export interface CarDetail extends CarRow {
@@ -38,7 +45,7 @@ export interface BookingRow {
   startDateUtc: string;
   endDateUtc: string;
   borrowerId: string;
-  borrower: { displayName: string } | null;
+  borrower: Person | null;
 }
 
 export interface Unavailability {
@@ -72,7 +79,7 @@ function searchForm(f: CarQuery): Html {
 function row(c: CarRow): Html {
   return html`<tr><th scope="row"><a href="${carPath(c.id)}">${c.make} ${c.model} ${c.year}</a></th>
 <td><code>${c.licensePlate.jurisdiction} ${c.licensePlate.number}</code></td>
-<td>${c.owner.displayName}<br>${shortIdLink(c.ownerId, href(`${BASE}/cars`, { ownerId: c.ownerId }), 'owner id')}</td>
+<td>${fullName(c.owner)}<br>${shortIdLink(c.ownerId, href(`${BASE}/cars`, { ownerId: c.ownerId }), 'owner id')}</td>
 <td>${badge(c.status)}</td><td>${c.isVerified ? 'Verified' : 'Not verified'}</td><td>${c.lockState}</td>
 <td>${when(c.createdDateUtc)}</td></tr>`;
 }
@@ -107,7 +114,7 @@ export function carPage(
   const bookingRows = bookings.nodes.map(
     (b) => html`<tr><th scope="row"><a href="${BASE}/bookings/${b.id}"><code>${b.reference}</code></a></th>
 <td>${badge(b.state)}</td><td>${when(b.startDateUtc)}</td><td>${when(b.endDateUtc)}</td>
-<td>${b.borrower?.displayName ?? ''} ${shortId(b.borrowerId, 'borrower id')}</td></tr>`,
+<td>${fullName(b.borrower)} ${shortId(b.borrowerId, 'borrower id')}</td></tr>`,
   );
   const gaps = unavailable.nodes.map(
     (u) =>
@@ -115,7 +122,7 @@ export function carPage(
   );
   return html`${actions(c, csrf)}
 <dl class="pairs"><dt>Status</dt><dd>${badge(c.status)}</dd><dt>Id</dt><dd>${shortId(c.id, 'car id')}</dd>
-<dt>Owner</dt><dd>${c.owner.displayName} ${shortIdLink(c.ownerId, href(`${BASE}/cars`, { ownerId: c.ownerId }), 'owner id')}</dd>
+<dt>Owner</dt><dd>${fullName(c.owner)} ${shortIdLink(c.ownerId, href(`${BASE}/cars`, { ownerId: c.ownerId }), 'owner id')}</dd>
 <dt>Plate</dt><dd><code>${c.licensePlate.jurisdiction} ${c.licensePlate.number}</code></dd>
 <dt>Details</dt><dd>${c.color ?? ''} ${c.transmission}, ${c.seats} seats</dd>
 <dt>Home</dt><dd>${c.homeLocation.address}</dd>

@@ -21,7 +21,7 @@ import { param } from './query.js';
 type Page<T> = { total: number; limit: number; offset: number; nodes: T[] };
 
 const ROW = `id ownerId make model year status isVerified lockState licensePlate { jurisdiction number }
-  createdDateUtc owner { displayName }`;
+  createdDateUtc owner { firstName lastName }`;
 const SEARCH = `query($make: String, $ownerId: UUID, $status: CarStatus, $offset: Int) {
   cars(make: $make, ownerId: $ownerId, status: $status, limit: 25, offset: $offset) {
     total limit offset nodes { ${ROW} } } }`;
@@ -29,7 +29,7 @@ const ONE = `query($id: UUID!) {
   car(id: $id) { ${ROW} color seats transmission hourlyRate { amount currency } autoApprove homeLocation { address }
     lockStateChangedDateUtc verifications { id kind status decidedDateUtc } }
   carBookings(carId: $id, sort: "-startDateUtc", limit: 50) { total limit offset nodes {
-    id reference state startDateUtc endDateUtc borrowerId borrower { displayName } } }
+    id reference state startDateUtc endDateUtc borrowerId borrower { firstName lastName } } }
   unavailabilities(carId: $id, sort: "-startDateUtc", limit: 50) { total limit offset nodes {
     id startDateUtc endDateUtc reason note } } }`;
 const ACTIONS = {
