@@ -63,12 +63,12 @@ function filters(f: AuditQuery): Html {
   const opt = (v: string, text: string) =>
     html`<option value="${v}"${v === f.subjectType ? html` selected` : ''}>${text}</option>`;
   return html`<form class="filters" method="get" action="${BASE}/audit" role="search">
-<p><label for="a-type">Subject type</label> <select id="a-type" name="subjectType">${opt('', 'Any')}${subjectTypes.map((t) => opt(t, t))}</select></p>
-<p><label for="a-subject">Subject id</label> <input id="a-subject" name="subjectId" value="${f.subjectId}" autocomplete="off" size="38"></p>
-<p><label for="a-actor">Actor id</label> <input id="a-actor" name="actorId" value="${f.actorId}" autocomplete="off" size="38"></p>
-<p><label for="a-action">Action</label> <input id="a-action" name="action" value="${f.action}" autocomplete="off" size="24"></p>
-<p><label for="a-from">From (UTC)</label> <input id="a-from" name="from" type="date" value="${f.from}" size="12"></p>
-<p><label for="a-to">Until (UTC, exclusive)</label> <input id="a-to" name="to" type="date" value="${f.to}" size="12"></p>
+<p><label for="f-subjectType">Subject type</label> <select id="f-subjectType" name="subjectType">${opt('', 'Any')}${subjectTypes.map((t) => opt(t, t))}</select></p>
+<p><label for="f-subjectId">Subject id</label> <input id="f-subjectId" name="subjectId" value="${f.subjectId}" autocomplete="off" size="38"></p>
+<p><label for="f-actorId">Actor id</label> <input id="f-actorId" name="actorId" value="${f.actorId}" autocomplete="off" size="38"></p>
+<p><label for="f-action">Action</label> <input id="f-action" name="action" value="${f.action}" autocomplete="off" size="24"></p>
+<p><label for="f-from">From (UTC)</label> <input id="f-from" name="from" type="date" value="${f.from}" size="12"></p>
+<p><label for="f-to">Until (UTC, exclusive)</label> <input id="f-to" name="to" type="date" value="${f.to}" size="12"></p>
 <p><button type="submit">Filter</button></p></form>`;
 }
 

@@ -14,8 +14,8 @@ const SEARCH = `query($subjectType: AuditSubjectType, $subjectId: UUID, $actorId
 const labels = {
   subjectId: 'Subject id',
   actorId: 'Actor id',
-  fromUtc: 'From',
-  toUtc: 'Until',
+  from: 'From',
+  to: 'Until',
   action: 'Action',
 };
 

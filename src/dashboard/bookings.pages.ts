@@ -75,12 +75,12 @@ function searchForm(f: BookingQuery): Html {
   const opt = (v: string, label: string) =>
     html`<option value="${v}"${v === f.state ? html` selected` : ''}>${label}</option>`;
   return html`<form class="filters" method="get" action="${BASE}/bookings" role="search">
-<p><label for="b-state">State</label> <select id="b-state" name="state">${opt('', 'Any')}${bookingStates.map((s) => opt(s, s))}</select></p>
-<p><label for="b-from">Period from (UTC)</label> <input id="b-from" name="from" type="date" value="${f.from}" size="12"></p>
-<p><label for="b-to">Period until (UTC)</label> <input id="b-to" name="to" type="date" value="${f.to}" size="12"></p>
-<p><label for="b-reference">Reference</label> <input id="b-reference" name="reference" value="${f.reference}" autocomplete="off" size="10"></p>
-<p><label for="b-car">Car id</label> <input id="b-car" name="carId" value="${f.carId}" autocomplete="off" size="38"></p>
-<p><label for="b-borrower">Borrower id</label> <input id="b-borrower" name="borrowerId" value="${f.borrowerId}" autocomplete="off" size="38"></p>
+<p><label for="f-state">State</label> <select id="f-state" name="state">${opt('', 'Any')}${bookingStates.map((s) => opt(s, s))}</select></p>
+<p><label for="f-from">Period from (UTC)</label> <input id="f-from" name="from" type="date" value="${f.from}" size="12"></p>
+<p><label for="f-to">Period until (UTC)</label> <input id="f-to" name="to" type="date" value="${f.to}" size="12"></p>
+<p><label for="f-reference">Reference</label> <input id="f-reference" name="reference" value="${f.reference}" autocomplete="off" size="10"></p>
+<p><label for="f-carId">Car id</label> <input id="f-carId" name="carId" value="${f.carId}" autocomplete="off" size="38"></p>
+<p><label for="f-borrowerId">Borrower id</label> <input id="f-borrowerId" name="borrowerId" value="${f.borrowerId}" autocomplete="off" size="38"></p>
 <p><button type="submit">Search</button></p></form>`;
 }
 

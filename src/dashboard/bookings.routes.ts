@@ -31,8 +31,8 @@ const labels = {
   reason: 'Reason',
   carId: 'Car id',
   borrowerId: 'Borrower id',
-  fromUtc: 'Period from',
-  toUtc: 'Period until',
+  from: 'Period from',
+  to: 'Period until',
   reference: 'Reference',
 };
 const idOf = (ctx: Koa.Context) => String(ctx.params.id);

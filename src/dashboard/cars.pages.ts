@@ -70,9 +70,9 @@ function searchForm(f: CarQuery): Html {
   const opt = (v: string, label: string) =>
     html`<option value="${v}"${v === f.status ? html` selected` : ''}>${label}</option>`;
   return html`<form class="filters" method="get" action="${BASE}/cars" role="search">
-<p><label for="c-make">Make</label> <input id="c-make" name="make" type="search" value="${f.make}" autocomplete="off" size="20"></p>
-<p><label for="c-owner">Owner (user id)</label> <input id="c-owner" name="ownerId" value="${f.ownerId}" autocomplete="off" size="38"></p>
-<p><label for="c-status">Status</label> <select id="c-status" name="status">${opt('', 'Any')}${carStatuses.map((s) => opt(s, s))}</select></p>
+<p><label for="f-make">Make</label> <input id="f-make" name="make" type="search" value="${f.make}" autocomplete="off" size="20"></p>
+<p><label for="f-ownerId">Owner (user id)</label> <input id="f-ownerId" name="ownerId" value="${f.ownerId}" autocomplete="off" size="38"></p>
+<p><label for="f-status">Status</label> <select id="f-status" name="status">${opt('', 'Any')}${carStatuses.map((s) => opt(s, s))}</select></p>
 <p><button type="submit">Search</button></p></form>`;
 }
 

@@ -101,6 +101,11 @@ describe('the dashboard: cars, bookings and the audit trail', { timeout: 120_000
     expect(await row.locator('.id').first().getAttribute('title')).toMatch(/^[0-9a-f-]{36}$/);
     await fits(page);
     await shoot(page, 'cars', watch);
+    // A malformed owner id is a problem named by its field, not an error page.
+    await page.getByLabel('Owner (user id)', { exact: true }).fill('not-an-id');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#problem', { hasText: 'Owner (user id)' }).waitFor();
+    await page.getByLabel('Owner (user id)', { exact: true }).fill('');
     await page.getByLabel('Make').fill('');
     await page.getByLabel('Status').selectOption('Draft');
     await page.getByRole('button', { name: 'Search' }).click();
