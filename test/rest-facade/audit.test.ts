@@ -242,6 +242,17 @@ describe('what writes nothing', () => {
     // The owner unlisting their own car is no administrative change.
     const own = await env.call('PUT', `/api/cars/${w.carId}/unlist`, { token: env.tokenFor(w.owner.actor) });
     expect(own.status).toBe(202);
+    // Nor is a person changing their own account, or an app managing its own webhook subscriptions.
+    const self = await env.call('PATCH', `/api/useraccounts/${w.owner.id}`, {
+      token: env.tokenFor(w.owner.actor),
+      body: { Username: 'renamed.owner@example.com' },
+    });
+    expect(self.status).toBe(202);
+    const hook = await env.call('POST', '/api/webhooks/subscriptions', {
+      token: env.tokenFor(asClient(['webhooks:write'])),
+      body: { Name: 'Own hook', Events: 'carbooking_cancel', Config: { Url: 'https://127.0.0.1:9/own' } },
+    });
+    expect(hook.status).toBe(201);
     expect(await rows()).toEqual([]);
   });
 });
