@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import { type AuditQuery, auditPage, type Entry, subjectTypes } from './audit.pages.js';
 import { describeError } from './dashboard.errors.js';
 import type { Kit } from './dashboard.kit.js';
-import { dayStart, param } from './query.js';
+import { dayStart, malformedIds, param } from './query.js';
 
 const SEARCH = `query($subjectType: AuditSubjectType, $subjectId: UUID, $actorId: UUID, $action: String,
   $from: DateTime, $to: DateTime, $offset: Int) {
@@ -33,6 +33,15 @@ export function auditRoutes(router: Router, kit: Kit): void {
         to: param(ctx, 'to'),
       };
       const offset = Number(ctx.query.offset ?? 0) || 0;
+      const empty = { total: 0, limit: 50, offset: 0, nodes: [] };
+      const malformed = malformedIds({ subjectId: f.subjectId, actorId: f.actorId }, labels);
+      if (malformed)
+        return op.page({
+          title: 'Audit trail',
+          section: 'audit',
+          body: auditPage(empty, f),
+          problem: malformed,
+        });
       const r = await op.api.run<{
         auditEntries: { total: number; limit: number; offset: number; nodes: Entry[] };
       }>(SEARCH, {
@@ -44,7 +53,6 @@ export function auditRoutes(router: Router, kit: Kit): void {
         to: dayStart(f.to),
         offset,
       });
-      const empty = { total: 0, limit: 50, offset: 0, nodes: [] };
       op.page({
         title: 'Audit trail',
         section: 'audit',

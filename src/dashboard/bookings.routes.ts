@@ -14,7 +14,7 @@ import { describeError } from './dashboard.errors.js';
 import { type Kit, type Op, text } from './dashboard.kit.js';
 import { BASE, noticeOf } from './dashboard.layout.js';
 import { html } from './html.js';
-import { dayStart, param } from './query.js';
+import { dayStart, malformedIds, param } from './query.js';
 
 const ROW = `id reference state carId borrowerId startDateUtc endDateUtc requestedDateUtc
   car { make model } borrower { firstName lastName }`;
@@ -62,6 +62,14 @@ export function bookingRoutes(router: Router, kit: Kit): void {
         to: param(ctx, 'to'),
       };
       const offset = Number(ctx.query.offset ?? 0) || 0;
+      const malformed = malformedIds({ carId: f.carId, borrowerId: f.borrowerId }, labels);
+      if (malformed)
+        return op.page({
+          title: 'Bookings',
+          section: 'bookings',
+          body: bookingsPage({ total: 0, limit: 25, offset: 0, nodes: [] }, f),
+          problem: malformed,
+        });
       const r = await op.api.run<{
         bookings: { total: number; limit: number; offset: number; nodes: BookingRow[] };
       }>(SEARCH, {

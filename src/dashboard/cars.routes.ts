@@ -16,7 +16,7 @@ import { describeError } from './dashboard.errors.js';
 import type { Kit } from './dashboard.kit.js';
 import { BASE, noticeOf } from './dashboard.layout.js';
 import { html } from './html.js';
-import { param } from './query.js';
+import { malformedIds, param } from './query.js';
 
 type Page<T> = { total: number; limit: number; offset: number; nodes: T[] };
 
@@ -52,6 +52,14 @@ export function carRoutes(router: Router, kit: Kit): void {
         status: (carStatuses as readonly string[]).includes(status) ? status : '',
       };
       const offset = Number(ctx.query.offset ?? 0) || 0;
+      const malformed = malformedIds({ ownerId: f.ownerId }, labels);
+      if (malformed)
+        return op.page({
+          title: 'Cars',
+          section: 'cars',
+          body: carsPage({ total: 0, limit: 25, offset: 0, nodes: [] }, f),
+          problem: malformed,
+        });
       const r = await op.api.run<{ cars: Page<CarRow> }>(SEARCH, {
         make: f.make || null,
         ownerId: f.ownerId || null,

@@ -104,7 +104,7 @@ describe('the dashboard: cars, bookings and the audit trail', { timeout: 120_000
     // A malformed owner id is a problem named by its field, not an error page.
     await page.getByLabel('Owner (user id)', { exact: true }).fill('not-an-id');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.locator('#problem', { hasText: 'Owner (user id)' }).waitFor();
+    await page.locator('#problem', { hasText: 'Owner (user id) must be a whole id' }).waitFor();
     await page.getByLabel('Owner (user id)', { exact: true }).fill('');
     await page.getByLabel('Make').fill('');
     await page.getByLabel('Status').selectOption('Draft');
