@@ -1,5 +1,6 @@
 // The subdomains the service is composed of, in dependency order.
 import { createAccountsModule } from './accounts/accounts.resolvers.js';
+import { auditModule } from './audit/audit.resolvers.js';
 import { bookingPolicy } from './bookings/booking.policy.js';
 import { createBookingsModule } from './bookings/bookings.resolvers.js';
 import { recordingLockDevice } from './bookings/car-lock.port.js';
@@ -20,6 +21,7 @@ const core: DomainModule = {
   name: 'core',
   entities: [OutboxEventSchema],
   resolvers: { Query: { _ping: () => true }, Mutation: { _ping: () => true } },
+  audit: { _ping: { notAdministrative: 'changes nothing' } },
 };
 
 /** What configuration the modules are built with (CONTRACT §12). */
@@ -47,6 +49,7 @@ export function composeModules(settings: ModuleSettings = { bookingLeadMinutes: 
     clientappsModule,
     createWebhooksModule(settings.webhooks ?? defaultWebhookSettings),
     reportsModule,
+    auditModule,
   ];
 }
 

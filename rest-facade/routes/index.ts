@@ -1,6 +1,7 @@
 // The route table: every resource's file. Adding a resource's routes is one file here and one line below.
 import type { RouteModule } from '../route.types.js';
 import { accountRoutes } from './accounts.routes.js';
+import { auditRoutes } from './audit.routes.js';
 import { bookingRoutes } from './bookings.routes.js';
 import { carRoutes } from './cars.routes.js';
 import { clientAppRoutes } from './clientapps.routes.js';
@@ -20,4 +21,5 @@ export const routeModules: readonly RouteModule[] = [
   clientAppRoutes,
   webhookRoutes,
   reportRoutes,
+  auditRoutes,
 ];

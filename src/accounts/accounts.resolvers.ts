@@ -1,5 +1,6 @@
 // GraphQL for accounts and profiles: thin; reads through loaders, changes through commands.
 import type { IResolvers } from '@graphql-tools/utils';
+import type { AuditDeclarations } from '../audit/audit.declaration.js';
 import type { Context } from '../graphql/context.js';
 import type { DomainModule } from '../graphql/module.js';
 import { ratingBySubject } from '../ratings/rating.loaders.js';
@@ -77,7 +78,17 @@ export function createAccountsModule(counterparties: Counterparties = noCounterp
     name: 'accounts',
     entities: [UserAccountSchema, ProfileSchema],
     resolvers: accountsResolvers(counterparties),
+    audit,
   };
 }
+
+/** Operators and client applications with `users:write` administering accounts (CONTRACT §18). */
+const audit: AuditDeclarations = {
+  createUserAccount: { subjectType: 'UserAccount', subjectId: (_, r: UserAccount) => r.id },
+  updateUserAccount: { subjectType: 'UserAccount', subjectId: ({ id }: Id) => id },
+  suspendUserAccount: { subjectType: 'UserAccount', subjectId: ({ id }: Id) => id },
+  reactivateUserAccount: { subjectType: 'UserAccount', subjectId: ({ id }: Id) => id },
+  updateProfile: { subjectType: 'UserAccount', subjectId: (_, r: Profile) => r.userId },
+};
 
 export const accountsModule: DomainModule = createAccountsModule();

@@ -97,6 +97,8 @@ export const operations = {
   events: webhooksRead,
   // reports: network-wide counts for operators and client applications allowed `reports:read`
   summary: { ops: [], clientapplication: ['reports:read'] },
+  // the audit trail (CONTRACT §18): the same readers as the summary
+  auditEntries: { ops: [], clientapplication: ['reports:read'] },
 } as const satisfies Record<string, Rule>;
 
 export type Operation = keyof typeof operations;

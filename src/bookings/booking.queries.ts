@@ -1,7 +1,7 @@
 // Reading bookings (CONTRACT §6 "Who sees which bookings"): the caller's bookings, a car's bookings, one booking.
 import { isSelf } from '../auth/actor.js';
 import { carById } from '../cars/car.loaders.js';
-import { searchRows } from '../db/search.js';
+import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { checkRange, type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
@@ -92,6 +92,8 @@ async function search(
 export interface MyBookingsFilter extends BookingFilter {
   role?: 'borrower' | 'owner' | null;
   reference?: string | null;
+  carId?: string | null;
+  borrowerId?: string | null;
 }
 
 /** The caller's bookings as borrower and as owner (`role` narrows); network-wide readers see all. */
@@ -110,6 +112,7 @@ export function searchBookings(ctx: Context, args: MyBookingsFilter): Promise<Bo
     where.push('reference = ?');
     params.push(args.reference.trim().toUpperCase());
   }
+  whereEquals(where, params, args, { carId: 'car_id', borrowerId: 'borrower_id' });
   return search(ctx, args, where, params);
 }
 

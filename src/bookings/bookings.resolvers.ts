@@ -2,6 +2,7 @@
 // queries, changes through commands. Built around a policy (BOOKING_LEAD_MINUTES) and a lock device port.
 import type { IResolvers } from '@graphql-tools/utils';
 import { profileByUserId } from '../accounts/account.loaders.js';
+import type { AuditDeclarations } from '../audit/audit.declaration.js';
 import { carById } from '../cars/car.loaders.js';
 import { createFeedback, type FeedbackInput } from '../feedback/feedback.commands.js';
 import { feedbacksByBooking } from '../feedback/feedback.loaders.js';
@@ -93,5 +94,21 @@ export function createBookingsModule({ policy, lockDevice }: BookingsDeps): Doma
       feedbacks: (b: CarBooking, _: unknown, ctx: Context) => feedbacksByBooking(ctx).load(b.id),
     },
   };
-  return { name: 'bookings', entities: [CarBookingSchema, CarLockCommandSchema], resolvers };
+  return { name: 'bookings', entities: [CarBookingSchema, CarLockCommandSchema], resolvers, audit };
 }
+
+/** Operators acting on bookings and cars' locks; a party acting on its own booking is no administrative change. */
+const booking = { subjectType: 'CarBooking', subjectId: ({ id }: Id) => id, by: ['ops'] } as const;
+const car = { subjectType: 'Car', subjectId: ({ id }: Id) => id, by: ['ops'] } as const;
+const audit: AuditDeclarations = {
+  approveBooking: booking,
+  declineBooking: booking,
+  cancelBooking: booking,
+  extendBooking: booking,
+  returnBooking: booking,
+  completeBooking: booking,
+  lockCar: car,
+  unlockCar: car,
+  useBooking: { notAdministrative: 'only the borrower uses a booking' },
+  createFeedback: { notAdministrative: 'only a party to the booking leaves feedback, as themselves' },
+};

@@ -4,6 +4,7 @@ import type { IResolvers } from '@graphql-tools/utils';
 import type { GraphQLResolveInfo } from 'graphql';
 import { profileByUserId } from '../accounts/account.loaders.js';
 import type { UserAccount } from '../accounts/user-account.entity.js';
+import type { AuditDeclarations } from '../audit/audit.declaration.js';
 import type { Context } from '../graphql/context.js';
 import type { DomainModule } from '../graphql/module.js';
 import { ratingBySubject } from '../ratings/rating.loaders.js';
@@ -84,5 +85,18 @@ export function createCarsModule(occupancy: CarOccupancy): DomainModule {
       isCarOwner: (u: UserAccount, _: unknown, ctx: Context) => isCarOwner(ctx).load(u.id),
     },
   };
-  return { name: 'cars', entities: [CarSchema, UnavailabilitySchema], resolvers };
+  return { name: 'cars', entities: [CarSchema, UnavailabilitySchema], resolvers, audit };
 }
+
+/** Operators acting on cars (an owner managing their own car is no administrative change). */
+const byId = { subjectType: 'Car', subjectId: ({ id }: { id: string }) => id, by: ['ops'] } as const;
+const byCarId = { subjectType: 'Car', subjectId: (a: { carId: string }) => a.carId, by: ['ops'] } as const;
+const audit: AuditDeclarations = {
+  createCar: { subjectType: 'Car', subjectId: (_, r: { id: string }) => r.id, by: ['ops'] },
+  updateCar: byId,
+  deleteCar: byId,
+  listCar: byId,
+  unlistCar: byId,
+  createUnavailability: byCarId,
+  deleteUnavailability: byCarId,
+};

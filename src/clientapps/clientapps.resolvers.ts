@@ -1,5 +1,6 @@
 // GraphQL for client applications: thin; reads through queries, changes through commands.
 import type { IResolvers } from '@graphql-tools/utils';
+import type { AuditDeclaration } from '../audit/audit.declaration.js';
 import type { Context } from '../graphql/context.js';
 import type { DomainModule } from '../graphql/module.js';
 import {
@@ -48,8 +49,22 @@ const resolvers: IResolvers<unknown, Context> = {
   },
 };
 
+/** Every change to a client application is an operator's (CONTRACT §18). */
+const app: AuditDeclaration = { subjectType: 'ClientApplication', subjectId: ({ id }: Id) => id };
+
 export const clientappsModule: DomainModule = {
   name: 'clientapps',
   entities: [ClientApplicationSchema],
   resolvers,
+  audit: {
+    createClientApplication: {
+      subjectType: 'ClientApplication',
+      subjectId: (_, r: ClientApplication) => r.id,
+    },
+    updateClientApplication: app,
+    deleteClientApplication: app,
+    rotateClientApplicationSecret: app,
+    suspendClientApplication: app,
+    reactivateClientApplication: app,
+  },
 };

@@ -2,6 +2,7 @@
 // actions, the secret shown once, and the delete confirmation.
 import { apiScopes, scopes } from '../auth/actor.js';
 import { scopeDescriptions } from '../auth/scope.catalogue.js';
+import { auditLink } from './audit.pages.js';
 import type { Problem } from './dashboard.errors.js';
 import { BASE } from './dashboard.layout.js';
 import { actionButton, type Choice, checkboxes, csrfField, fieldError, secretField } from './forms.js';
@@ -118,6 +119,7 @@ export function appPage(app: App, publicUrl: string, csrf: string): Html {
 <dt>Refresh tokens</dt><dd>${app.allowRefresh ? 'Issued (14 days)' : 'Not issued'}</dd><dt>Last used</dt><dd>${when(app.lastUsedDateUtc)}</dd>
 <dt>Connected users</dt><dd>${app.connectedUsers} <span class="hint">people who signed in through it and have not disconnected it</span></dd>
 <dt>Registered</dt><dd>${when(app.createdDateUtc)}</dd></dl>
+<p>${auditLink('ClientApplication', app.id)}</p>
 <h2>Allowed scopes</h2>${scopeList.length ? html`<ul>${scopeList}</ul>` : html`<p class="muted">None: its tokens allow nothing.</p>`}
 ${integration(app, publicUrl)}
 <section aria-labelledby="actions"><h2 id="actions">Actions</h2>

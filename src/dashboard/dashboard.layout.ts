@@ -23,6 +23,9 @@ export const sections = [
   { key: 'webhooks', path: `${BASE}/webhooks`, label: 'Webhooks' },
   { key: 'verifications', path: `${BASE}/verifications`, label: 'Verifications' },
   { key: 'users', path: `${BASE}/users`, label: 'Users' },
+  { key: 'cars', path: `${BASE}/cars`, label: 'Cars' },
+  { key: 'bookings', path: `${BASE}/bookings`, label: 'Bookings' },
+  { key: 'audit', path: `${BASE}/audit`, label: 'Audit trail' },
 ] as const;
 export type Section = (typeof sections)[number]['key'];
 
@@ -41,6 +44,9 @@ export const notices = {
   'verification-rejected': 'The verification is Rejected; the subject can submit new evidence.',
   'user-suspended': 'The account is suspended: its tokens stopped working at once.',
   'user-reactivated': 'The account is active again.',
+  'car-listed': 'The car is listed: people can find it and book it once it is verified.',
+  'car-unlisted': 'The car is unlisted: nobody can find or book it until it is listed again.',
+  'booking-cancelled': 'The booking is cancelled; the borrower and the owner can read the reason.',
 } as const;
 export type Notice = keyof typeof notices;
 

@@ -9,6 +9,9 @@ import { dashboardClient } from '../clientapps/first-party.js';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import { auditRoutes } from './audit.routes.js';
+import { bookingRoutes } from './bookings.routes.js';
+import { carRoutes } from './cars.routes.js';
 import { clientAppRoutes } from './clientapps.routes.js';
 import type { Execute } from './dashboard.api.js';
 import { createKit } from './dashboard.kit.js';
@@ -59,6 +62,9 @@ export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middlewa
   webhookRoutes(router, kit);
   verificationRoutes(router, kit);
   userRoutes(router, kit);
+  carRoutes(router, kit);
+  bookingRoutes(router, kit);
+  auditRoutes(router, kit);
   const routes = router.routes();
 
   return async (ctx, next) => {

@@ -1,4 +1,5 @@
 // The users page: search by e-mail or name, each account's roles, status and verifications, suspend / reactivate.
+import { auditLink } from './audit.pages.js';
 import { BASE } from './dashboard.layout.js';
 import { actionButton, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
@@ -40,7 +41,8 @@ function row(a: Account, csrf: string, back: string): Html {
   return html`<tr><th scope="row">${a.profile.firstName} ${a.profile.lastName}<br><span class="mono">${a.username}</span></th>
 <td>${a.roles.join(', ')}</td><td><span class="badge badge-${a.status.toLowerCase()}">${a.status}</span></td>
 <td>${a.isVerifiedBorrower ? 'Verified borrower' : 'Not a verified borrower'}<ul class="badges">${checks}</ul>
-<a href="${href(`${BASE}/verifications`, { status: 'any', subjectId: a.id })}">Verifications of ${a.profile.firstName}</a></td>
+<a href="${href(`${BASE}/verifications`, { status: 'any', subjectId: a.id })}">Verifications of ${a.profile.firstName}</a>
+<br>${auditLink('UserAccount', a.id)}</td>
 <td>${when(a.lastSignInDateUtc)}</td><td>${action}</td></tr>`;
 }
 

@@ -1,4 +1,5 @@
 // The verification queue: each record with its subject and evidence, and the verify / reject form.
+import { auditLink } from './audit.pages.js';
 import type { Problem } from './dashboard.errors.js';
 import { BASE } from './dashboard.layout.js';
 import { csrfField, fieldError, pager } from './forms.js';
@@ -80,7 +81,7 @@ function item(v: Verification, subjects: Subjects, csrf: string, back: string, p
   } <span class="badge badge-${v.status.toLowerCase()}">${v.status}</span></h2>
 <p class="muted">${v.subjectType === 'Car' ? 'Car' : 'User account'} <span class="mono">${v.subjectId}</span>; last changed ${when(v.lastModifiedDateUtc)}${
     v.expiresDateUtc ? html`; evidence valid until ${when(v.expiresDateUtc)}` : ''
-  }</p>${evidence(v.evidence)}${decide}</li>`;
+  }; ${auditLink('Verification', v.id)}</p>${evidence(v.evidence)}${decide}</li>`;
 }
 
 export function queuePage(

@@ -1,6 +1,8 @@
 // The webhook pages: subscriptions, the subscribe form, one subscription with its deliveries and attempts, the
 // secrets shown once, and the delete confirmation.
+
 import { type EventName, eventNames } from '../events/events.js';
+import { auditLink } from './audit.pages.js';
 import type { Problem } from './dashboard.errors.js';
 import { BASE } from './dashboard.layout.js';
 import { actionButton, type Choice, checkboxes, csrfField, fieldError, pager, secretField } from './forms.js';
@@ -131,6 +133,7 @@ export function subscriptionPage(
     : actionButton(`${path(s)}/resume`, 'Resume', csrf);
   return html`<dl class="pairs"><dt>Event</dt><dd><code>${s.event}</code></dd><dt>URL</dt><dd class="mono">${s.config.url}</dd><dt>State</dt><dd>${state(s)}</dd>
 <dt>Failures in a row</dt><dd>${s.consecutiveFailures}</dd><dt>Last success</dt><dd>${when(s.lastSuccessDateUtc)}</dd><dt>Last failure</dt><dd>${when(s.lastFailureDateUtc)}</dd></dl>
+<p>${auditLink('WebhookSubscription', s.id)}</p>
 <section aria-labelledby="actions"><h2 id="actions">Actions</h2><p class="actions">${toggle} ${actionButton(`${path(s)}/test`, 'Send a test event', csrf)}
 ${actionButton(`${path(s)}/rotate-secret`, 'Rotate the secret', csrf)} <a class="button danger" href="${path(s)}/delete">Delete…</a></p></section>
 <section aria-labelledby="deliveries"><h2 id="deliveries">Deliveries</h2><p><a href="${path(s)}#deliveries">Reload</a> to see new deliveries and attempts.</p>

@@ -21,4 +21,11 @@ const resolvers: IResolvers<unknown, Context> = {
   },
 };
 
-export const feedbackModule: DomainModule = { name: 'feedback', entities: [FeedbackSchema], resolvers };
+const own = { notAdministrative: 'only its author changes feedback, as themselves' };
+
+export const feedbackModule: DomainModule = {
+  name: 'feedback',
+  entities: [FeedbackSchema],
+  resolvers,
+  audit: { updateFeedback: own, deleteFeedback: own },
+};

@@ -1,5 +1,6 @@
-// What each subdomain contributes to the composition: its entities and its resolvers.
+// What each subdomain contributes to the composition: its entities, its resolvers and its mutations' audit entries.
 import type { IResolvers } from '@graphql-tools/utils';
+import type { AuditDeclarations } from '../audit/audit.declaration.js';
 import type { Context } from './context.js';
 
 export interface DomainModule {
@@ -7,4 +8,6 @@ export interface DomainModule {
   /** defineEntity schemas, handed to MikroORM. */
   entities: unknown[];
   resolvers: IResolvers<unknown, Context>;
+  /** Its mutations' audit entries (CONTRACT §18), applied by the schema assembly in their transaction. */
+  audit?: AuditDeclarations;
 }

@@ -37,4 +37,9 @@ export const verificationsModule: DomainModule = {
   name: 'verifications',
   entities: [VerificationSchema],
   resolvers,
+  audit: {
+    verifyVerification: { subjectType: 'Verification', subjectId: ({ id }: Id) => id },
+    rejectVerification: { subjectType: 'Verification', subjectId: ({ id }: Id) => id },
+    submitVerification: { notAdministrative: 'only the subject submits evidence, for themselves' },
+  },
 };

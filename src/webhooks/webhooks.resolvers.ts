@@ -1,5 +1,6 @@
 // GraphQL for webhooks: thin; reads through queries and loaders, changes through commands.
 import type { IResolvers } from '@graphql-tools/utils';
+import type { AuditDeclarations } from '../audit/audit.declaration.js';
 import type { BusEvent } from '../events/bus.js';
 import type { Context } from '../graphql/context.js';
 import type { DomainModule } from '../graphql/module.js';
@@ -69,4 +70,25 @@ export const createWebhooksModule = (settings: WebhookSettings): DomainModule =>
   name: 'webhooks',
   entities: [WebhookSubscriptionSchema, WebhookDeliverySchema, WebhookAttemptSchema],
   resolvers: resolvers(settings),
+  audit,
 });
+
+/** An operator changing subscriptions (CONTRACT §18); an app or a user managing its own is no administrative change. */
+const subscription = {
+  subjectType: 'WebhookSubscription',
+  subjectId: ({ id }: Id) => id,
+  by: ['ops'],
+} as const;
+const sends = { notAdministrative: 'sends a delivery; changes no subscription' };
+const audit: AuditDeclarations = {
+  createWebhookSubscriptions: {
+    subjectType: 'WebhookSubscription',
+    subjectId: (_, created: { id: string }[]) => created.map((s) => s.id),
+    by: ['ops'],
+  },
+  updateWebhookSubscription: subscription,
+  deleteWebhookSubscription: subscription,
+  rotateWebhookSubscriptionSecret: subscription,
+  testWebhookSubscription: sends,
+  redeliverWebhookDelivery: sends,
+};

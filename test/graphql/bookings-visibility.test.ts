@@ -82,6 +82,23 @@ describe('bookings (the caller’s)', () => {
     expect(ids(await search(asUser(randomUUID())))).toEqual([]);
   });
 
+  it('carId and borrowerId narrow the search, within what the caller may see', async () => {
+    const s = await scene();
+    const narrowed = async (actor: TestUser['actor'], vars: Record<string, unknown>) =>
+      (
+        await h.ok<{ bookings: Page }>(
+          actor,
+          'query($carId: UUID, $borrowerId: UUID) { bookings(carId: $carId, borrowerId: $borrowerId) { total nodes { id } } }',
+          vars,
+        )
+      ).bookings;
+    expect(ids(await narrowed(asOps(), { carId: s.car1.carId }))).toEqual(sorted([s.b1car1.id, s.b2car1.id]));
+    expect(ids(await narrowed(asOps(), { borrowerId: s.b1.id }))).toEqual(sorted([s.b1car1.id, s.b1car2.id]));
+    expect(ids(await narrowed(asOps(), { carId: s.car1.carId, borrowerId: s.b1.id }))).toEqual([s.b1car1.id]);
+    // A borrower asking for someone else's bookings of a car gets none of them.
+    expect(ids(await narrowed(s.b2.actor, { borrowerId: s.b1.id }))).toEqual([]);
+  });
+
   it('refuses a client application without reports:read and a user token without bookings:read (403)', async () => {
     const s = await scene();
     expect(errorOf(await h.run(asClient(['bookings:read', 'cars:read']), BOOKINGS)).code).toBe('Forbidden');

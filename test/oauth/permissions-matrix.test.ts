@@ -592,6 +592,13 @@ const specs: Spec[] = [
     vars: () => ({}),
     who: { ops: { any: [] }, app: { any: ['reports:read'] } },
   },
+  // the audit trail (CONTRACT §18): the same readers as the summary
+  {
+    op: 'auditEntries',
+    doc: '{ auditEntries { total } }',
+    vars: () => ({}),
+    who: { ops: { any: [] }, app: { any: ['reports:read'] } },
+  },
   // client applications (CONTRACT §7): operators only, through a token carrying `ops`
   {
     op: 'clientApplications',

@@ -1,4 +1,5 @@
-// The dashboard's only script, an enhancement: copy buttons for secrets and commands. Pages work without it.
+// The dashboard's only script, an enhancement: copy buttons for secrets, commands and shortened ids. Pages work
+// without it.
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const target = document.getElementById(button.dataset.copy);
   const status = document.querySelector(`[data-copied-for="${button.dataset.copy}"]`);
@@ -14,6 +15,19 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
       if ('select' in target) target.select();
       else window.getSelection()?.selectAllChildren(target);
       if (status) status.textContent = 'Selected: press Ctrl+C to copy.';
+    }
+  });
+}
+// Shortened ids: the button copies the whole id the cell shows only the start of.
+for (const button of document.querySelectorAll('button[data-copy-value]')) {
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(button.dataset.copyValue);
+      button.textContent = 'Copied';
+    } catch {
+      // No clipboard permission: the full id is in the tooltip (title) and in the button's data.
+      button.textContent = 'Copy failed';
     }
   });
 }

@@ -7,6 +7,7 @@ import { Migration20261125000500_webhooks } from './Migration20261125000500_webh
 import { Migration20261125000600_bookings } from './Migration20261125000600_bookings.js';
 import { Migration20261126000100_event_request_id } from './Migration20261126000100_event_request_id.js';
 import { Migration20261126000200_car_home_location } from './Migration20261126000200_car_home_location.js';
+import { Migration20261126001800_audit } from './Migration20261126001800_audit.js';
 
 export const migrations = [
   { name: 'Migration20261125000100_core', class: Migration20261125000100_core },
@@ -17,4 +18,5 @@ export const migrations = [
   { name: 'Migration20261125000600_bookings', class: Migration20261125000600_bookings },
   { name: 'Migration20261126000100_event_request_id', class: Migration20261126000100_event_request_id },
   { name: 'Migration20261126000200_car_home_location', class: Migration20261126000200_car_home_location },
+  { name: 'Migration20261126001800_audit', class: Migration20261126001800_audit },
 ];
