@@ -88,8 +88,8 @@ describe('approveBooking', () => {
     const r = await h.run(w.owner.actor, APPROVE, { id: second.id });
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: first.startDateUtc,
-      ConflictEndDateUtc: first.endDateUtc,
+      conflictStartDateUtc: first.startDateUtc,
+      conflictEndDateUtc: first.endDateUtc,
     });
     expect(await stateOf(second.id)).toBe('Pending');
     expect((await bookingEvents(h)).map((e) => e.payload.Id)).toEqual([first.id]);
@@ -104,8 +104,8 @@ describe('approveBooking', () => {
     const r = await h.run(w.owner.actor, APPROVE, { id: p.id });
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: inHours(h, 25),
-      ConflictEndDateUtc: inHours(h, 48),
+      conflictStartDateUtc: inHours(h, 25),
+      conflictEndDateUtc: inHours(h, 48),
     });
   });
 

@@ -109,8 +109,8 @@ describe('requestBooking', () => {
     const r = await ask(w, 25, 27);
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: first.startDateUtc,
-      ConflictEndDateUtc: first.endDateUtc,
+      conflictStartDateUtc: first.startDateUtc,
+      conflictEndDateUtc: first.endDateUtc,
     });
     expect(await bookingCount()).toBe(before);
     expect(await bookingEvents(h)).toHaveLength(1);
@@ -125,8 +125,8 @@ describe('requestBooking', () => {
     const r = await ask(w, 28, 31);
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: '2026-07-02T16:00:00.000Z',
-      ConflictEndDateUtc: '2026-07-03T02:00:00.000Z',
+      conflictStartDateUtc: '2026-07-02T16:00:00.000Z',
+      conflictEndDateUtc: '2026-07-03T02:00:00.000Z',
     });
     expect((await ask(w, 28, 30)).errors).toBeUndefined();
   });
