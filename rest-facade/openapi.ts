@@ -207,6 +207,20 @@ function operation(b: Builder, route: Route): Json {
   };
 }
 
+/**
+ * How to call the GraphQL endpoint with a plain GET: its CSRF prevention refuses a GET that could come from a
+ * form or an image tag, so the command a newcomer types first needs one header, and says so.
+ */
+export function graphqlOverGet(publicUrl: string): string {
+  return (
+    `\n\n**GraphQL** is at \`${publicUrl}/graphql\`: POST \`{"query": ...}\` as JSON, or GET with the query in the ` +
+    'URL. A GET must carry the header `apollo-require-preflight: true` (or a `Content-Type: application/json`), ' +
+    'otherwise CSRF prevention answers 400. With the default self-signed certificate, from the project folder:\n\n' +
+    `\`\`\`\ncurl -G --cacert .data/tls/localhost.crt -H 'apollo-require-preflight: true' ` +
+    `--data-urlencode 'query={__typename}' ${publicUrl}/graphql\n\`\`\``
+  );
+}
+
 export function openApiDocument(table: RouteTable, publicUrl: string, prefix: string): Json {
   const b = new Builder(table);
   const paths: Record<string, Record<string, Json>> = {};
@@ -224,7 +238,8 @@ export function openApiDocument(table: RouteTable, publicUrl: string, prefix: st
       version: API_VERSION,
       description:
         'ServiceStack-style REST over the Carshare GraphQL core. Responses are PascalCase; JSON by default, ' +
-        'or XML, CSV, JSV and HTML by `format` or `Accept`. Errors are `{"ResponseStatus":{...}}`.',
+        'or XML, CSV, JSV and HTML by `format` or `Accept`. Errors are `{"ResponseStatus":{...}}`.' +
+        graphqlOverGet(publicUrl),
       license: { name: 'Proprietary', url: `${publicUrl}/docs` },
     },
     servers: [{ url: publicUrl }],

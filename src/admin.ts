@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { entities } from './modules.js';
 import { systemClock } from './shared/clock.js';
-import { isDomainError } from './shared/errors.js';
+import { type DomainError, fieldLabel, isDomainError } from './shared/errors.js';
 
 /** The operator at the console: allowed to assign roles. */
 const console: Actor = { kind: 'clientapplication', id: null, roles: [], scopes: apiScopes };
@@ -64,14 +64,35 @@ async function main(): Promise<number> {
   }
 }
 
+/** A refusal in the API's own shape (CONTRACT §10's ResponseStatus), so scripts read one vocabulary. */
+function responseStatusOf(err: DomainError) {
+  const { errors, meta } = err.details;
+  return {
+    ErrorCode: err.code,
+    Message: err.message,
+    Errors: (errors ?? []).map((e) => ({
+      ErrorCode: e.code,
+      FieldName: fieldLabel(e.field),
+      Message: e.message,
+      ...(e.meta ? { Meta: e.meta } : {}),
+    })),
+    ...(meta ? { Meta: meta } : {}),
+  };
+}
+
+/** parseArgs refuses an unknown or malformed option: a usage error like an unknown command. */
+const isUsageError = (err: unknown): boolean =>
+  String((err as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+
 main().then(
   (code) => process.exit(code),
   (err) => {
+    if (isUsageError(err)) {
+      process.stderr.write(`${(err as Error).message}\n${usage}\n`);
+      process.exit(2);
+    }
     if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
-    else if (isDomainError(err))
-      process.stderr.write(
-        `${JSON.stringify({ ErrorCode: err.code, Message: err.message, Errors: err.details.errors ?? [] })}\n`,
-      );
+    else if (isDomainError(err)) process.stderr.write(`${JSON.stringify(responseStatusOf(err))}\n`);
     else process.stderr.write(`${(err as Error).message ?? err}\n`);
     process.exit(1);
   },

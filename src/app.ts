@@ -142,7 +142,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
               // The masked error carries the request id a caller can quote to support.
               body.singleResult.errors = body.singleResult.errors.map((e) =>
                 e.extensions?.code === 'InternalServerError'
-                  ? { ...e, extensions: { ...e.extensions, meta: { RequestId: rc.contextValue.requestId } } }
+                  ? { ...e, extensions: { ...e.extensions, meta: { requestId: rc.contextValue.requestId } } }
                   : e,
               );
             },

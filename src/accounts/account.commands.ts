@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Actor, actorClass, roles as allRoles, isSelf, type Role } from '../auth/actor.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Clock } from '../shared/clock.js';
-import { DomainError, forbidden, notFound } from '../shared/errors.js';
+import { DomainError, fieldLabel, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
 import { createRequiredVerifications, resetVerification } from '../verifications/verification.commands.js';
@@ -142,7 +142,7 @@ export async function updateUserAccount(
   // A person changing their own password proves they know the current one; administrators reset it.
   if (input.password != null && !admin && check.required('currentPassword', input.currentPassword)) {
     if (!(await verifyPassword(account.passwordHash, input.currentPassword!)))
-      check.add('InvalidValue', 'currentPassword', 'currentPassword is not the current password');
+      check.add('InvalidValue', 'currentPassword', 'CurrentPassword is not the current password');
   }
   check.throwIfAny();
 
@@ -202,7 +202,7 @@ export async function updateProfile(
     throw forbidden('Only the profile’s owner may change it');
   const check = new Check();
   for (const f of ['firstName', 'lastName', 'displayName'] as const) {
-    if (input[f] === null) check.add('NotEmpty', f, `${f} must not be empty`);
+    if (input[f] === null) check.add('NotEmpty', f, `${fieldLabel(f)} must not be empty`);
     else if (input[f] !== undefined && check.required(f, input[f])) check.length(f, input[f]!.trim(), 1, 100);
   }
   if (input.phoneNumber) check.e164('phoneNumber', input.phoneNumber.trim());

@@ -1,6 +1,7 @@
 // Passwords: argon2id hashes, and the policy of CONTRACT §7 (8–160 characters, not a known common password).
 import { hash, verify } from '@node-rs/argon2';
 import commonPasswords from 'fxa-common-password-list';
+import { fieldLabel } from '../shared/errors.js';
 import type { Check } from '../shared/validation.js';
 
 // OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane.
@@ -26,7 +27,12 @@ export function checkPassword(check: Check, field: string, password: string | nu
   const pw = password as string;
   check.length(field, pw, 8, 160);
   if (pw.length >= 8 && pw.length <= 160 && commonPasswords.test(pw))
-    check.add('InvalidValue', field, `${field} is too common: it appears in lists of breached passwords`, {
-      Reason: 'CommonPassword',
-    });
+    check.add(
+      'InvalidValue',
+      field,
+      `${fieldLabel(field)} is too common: it appears in lists of breached passwords`,
+      {
+        Reason: 'CommonPassword',
+      },
+    );
 }

@@ -62,7 +62,14 @@ export function bearerChallengePlugin<C extends object>(): ApolloServerPlugin<C>
           const { data, errors } = body.singleResult;
           if (!errors?.length || (data && Object.values(data).some((v) => v !== null))) return;
           const ext = errors[0]?.extensions;
-          const challenge = bearerChallenge(ext?.code, ext?.meta as Record<string, unknown> | undefined);
+          // GraphQL spells meta keys in camelCase (`reason`); the domain's own spelling is PascalCase (`Reason`).
+          const meta = Object.fromEntries(
+            Object.entries((ext?.meta ?? {}) as Record<string, unknown>).map(([k, v]) => [
+              k.charAt(0).toUpperCase() + k.slice(1),
+              v,
+            ]),
+          );
+          const challenge = bearerChallenge(ext?.code, meta);
           if (!challenge) return;
           rc.response.http.status = challenge.status;
           rc.response.http.headers.set('www-authenticate', challenge.header);

@@ -8,6 +8,7 @@ h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.75rem 0 .25rem;f
 input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #999;border-radius:4px}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}
 button{flex:1;padding:.7rem;font-size:1rem;font-weight:600;border-radius:4px;border:2px solid #1a56db;cursor:pointer;background:#1a56db;color:#fff}
+button.secondary{background:#fff;color:#1a56db}
 .error{background:#fde8e8;color:#9b1c1c;padding:.6rem;border-radius:4px}
 ul{padding-left:1.2rem}li{margin:.4rem 0}.muted{color:#555;font-size:.9rem}`;
 
@@ -75,7 +76,7 @@ ${p.appDescription ? `<p class="muted">${escapeHtml(p.appDescription)}</p>` : ''
 ${p.keepsAccess ? `<p class="muted">${escapeHtml(p.appName)} can keep this access while you are away, until you disconnect it.</p>` : ''}
 <form method="post" action="${escapeHtml(p.action)}">
 ${hidden('csrf', p.csrf)}
-<div class="actions"><button type="submit" name="decision" value="deny">Deny</button>
+<div class="actions"><button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 <button type="submit" name="decision" value="allow">Allow</button></div>
 </form>`,
   );

@@ -68,10 +68,13 @@ export async function useBooking(ctx: BookingContext, policy: BookingPolicy, id:
   const b = await loadFor(ctx, id, 'use');
   const now = ctx.clock.now().getTime();
   const lead = minutes(policy.leadMinutes);
+  const opens = new Date(b.startDateUtc.getTime() - lead).toISOString();
+  const closes = new Date(b.endDateUtc.getTime() - lead).toISOString();
   if (now < b.startDateUtc.getTime() - lead || now >= b.endDateUtc.getTime() - lead)
     throw ruleViolation(
       'OutsideUseWindow',
-      `A booking can be used from ${policy.leadMinutes} minutes before its start until ${policy.leadMinutes} minutes before its end`,
+      `This booking can be used from ${opens} until ${closes} (${policy.leadMinutes} minutes before its start until ${policy.leadMinutes} minutes before its end)`,
+      { OpensDateUtc: opens, ClosesDateUtc: closes },
     );
   if (!(await isSubjectVerified(ctx, { subjectType: 'UserAccount', subjectId: b.borrowerId })))
     throw ruleViolation('BorrowerNotVerified', 'Your Email, PhoneNumber and DriversLicense must be Verified');
@@ -91,7 +94,7 @@ export async function extendBooking(ctx: BookingContext, id: string, endDateUtc:
   if (check.required('endDateUtc', endDateUtc)) {
     const t = endDateUtc!.getTime();
     if (t <= b.startDateUtc.getTime() || t <= now.getTime())
-      check.add('InvalidValue', 'endDateUtc', 'endDateUtc must be after the start and in the future');
+      check.add('InvalidValue', 'endDateUtc', 'EndDateUtc must be after the start and in the future');
   }
   check.throwIfAny();
   const end = endDateUtc!;

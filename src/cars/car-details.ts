@@ -138,7 +138,7 @@ export function checkCarDetails(
         check.add(
           'InvalidValue',
           'hourlyRate.currency',
-          'hourlyRate.currency must be an ISO 4217 code, e.g. EUR',
+          'HourlyRate.Currency must be an ISO 4217 code, e.g. EUR',
         );
       out.hourlyRateCurrency = currency;
     }
@@ -160,7 +160,7 @@ export function checkCarDetails(
   const max = out.maximumBookingMinutes ?? current!.maximumBookingMinutes;
   if (max < min) {
     const field = input.maximumBookingMinutes != null ? 'maximumBookingMinutes' : 'minimumBookingMinutes';
-    check.add('InvalidValue', field, 'maximumBookingMinutes must not be less than minimumBookingMinutes');
+    check.add('InvalidValue', field, 'MaximumBookingMinutes must not be less than MinimumBookingMinutes');
     check.throwIfAny();
   }
   return out;

@@ -29,7 +29,7 @@ async function ownerFor(ctx: CommandContext, ownerId: string | null | undefined)
   if (ownerId == null || ownerId === self) return self;
   if (actorClass(ctx.actor) !== 'ops') throw forbidden('Only operators may register a car for another user');
   if (!(await ctx.em.findOne(UserAccount, { id: ownerId }, { fields: ['id'] }))) {
-    const check = new Check().add('InvalidValue', 'ownerId', 'ownerId names no user account');
+    const check = new Check().add('InvalidValue', 'ownerId', 'OwnerId names no user account');
     check.throwIfAny();
   }
   return ownerId;

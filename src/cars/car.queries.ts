@@ -41,8 +41,8 @@ function bookablePeriod(args: CarFilter): { from: Date; to: Date } | null {
   const to = args.bookableToUtc ?? null;
   if (from === null && to === null) return null;
   const check = new Check();
-  if (from === null) check.add('NotEmpty', 'bookableFromUtc', 'bookableFromUtc is needed with bookableToUtc');
-  if (to === null) check.add('NotEmpty', 'bookableToUtc', 'bookableToUtc is needed with bookableFromUtc');
+  if (from === null) check.add('NotEmpty', 'bookableFromUtc', 'BookableFromUtc is needed with BookableToUtc');
+  if (to === null) check.add('NotEmpty', 'bookableToUtc', 'BookableToUtc is needed with BookableFromUtc');
   check.throwIfAny();
   checkRange('bookableFromUtc', from, 'bookableToUtc', to);
   return { from: from!, to: to! };

@@ -44,7 +44,7 @@ function check(input: ClientApplicationInput, creating: boolean, current?: Clien
     if (c.required('grantTypes', input.grantTypes?.length ? input.grantTypes : null))
       for (const g of input.grantTypes!) c.oneOf('grantTypes', g, clientGrantTypes);
   for (const s of input.allowedScopes ?? [])
-    if (!isScope(s)) c.add('InvalidValue', 'allowedScopes', `allowedScopes: ${s} is not a scope of the API`);
+    if (!isScope(s)) c.add('InvalidValue', 'allowedScopes', `AllowedScopes: ${s} is not a scope of the API`);
   const grants = input.grantTypes ?? current?.grantTypes ?? [];
   const uris = input.redirectUris ?? current?.redirectUris ?? [];
   checkRedirectUris(c, 'redirectUris', uris, grants.includes('authorization_code'));

@@ -1,5 +1,6 @@
 // Redirect URIs of an app (CONTRACT §5): absolute https URLs, or http on a loopback host for local development;
 // no fragment; matched exactly at authorization time.
+import { fieldLabel } from '../shared/errors.js';
 import type { Check } from '../shared/validation.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -24,13 +25,17 @@ export function checkRedirectUris(
   required: boolean,
 ): void {
   if (required && uris.length === 0) {
-    check.add('NotEmpty', field, `${field} must hold at least one URI for the authorization_code grant`);
+    check.add(
+      'NotEmpty',
+      field,
+      `${fieldLabel(field)} must hold at least one URI for the authorization_code grant`,
+    );
     return;
   }
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
     if (problem) {
-      check.add('InvalidFormat', field, `${field}: ${uri} ${problem}`);
+      check.add('InvalidFormat', field, `${fieldLabel(field)}: ${uri} ${problem}`);
       return;
     }
   }

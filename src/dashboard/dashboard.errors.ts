@@ -41,11 +41,11 @@ const leads = {
 
 const isKnown = (code: string): code is ErrorCode => Object.hasOwn(leads, code);
 
-/** `name must be…` under the label `Name` reads `Name must be…`. */
+/** `Name must be…` (the API names fields in PascalCase) under the label `Full name` reads `Full name must be…`. */
 function underLabel(field: string, label: string, message: string): string {
   const last = field.split('.').pop() ?? field;
   for (const prefix of [`${field}: `, `${last}: `, `${field} `, `${last} `])
-    if (message.startsWith(prefix))
+    if (message.toLowerCase().startsWith(prefix.toLowerCase()))
       return `${label}${prefix.endsWith(': ') ? ': ' : ' '}${message.slice(prefix.length)}`;
   return `${label}: ${message}`;
 }
@@ -60,13 +60,13 @@ export function describeError(e: ApiError, labels: Readonly<Record<string, strin
     message: underLabel(f.field, label(f.field), f.message),
   }));
   const lead = isKnown(e.code) ? leads[e.code] : 'The request could not be completed.';
-  const requestId = e.meta?.RequestId;
+  const requestId = e.meta?.requestId;
   if (e.code === 'InternalServerError')
     return {
       summary: `${lead} Quote the request id ${String(requestId ?? 'shown in the response')} to support.`,
       fields,
     };
   if (fields.length > 0) return { summary: lead, fields };
-  const rule = e.code === 'RuleViolation' && e.meta?.Rule ? ` (${String(e.meta.Rule)})` : '';
+  const rule = e.code === 'RuleViolation' && e.meta?.rule ? ` (${String(e.meta.rule)})` : '';
   return { summary: `${lead} ${e.message}${rule}`.trim(), fields };
 }

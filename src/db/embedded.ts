@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { embeddedAccessProblem } from './embedded-access.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -74,6 +75,12 @@ export async function startEmbedded(dataDir: string, preferredPort = 54329): Pro
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the OS user `postgres`, which must be able to reach the data directory.
   if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
+  const problem = await embeddedAccessProblem(dataDir);
+  if (problem) {
+    // A set-up the user fixes, not a bug: one line saying how, without a stack trace, before anything is spawned.
+    process.stderr.write(`${problem}\n`);
+    process.exit(1);
+  }
   const port = await freePort(preferredPort);
   const EmbeddedPostgres = await importEmbeddedPostgres();
   const pg = new EmbeddedPostgres({

@@ -41,7 +41,7 @@ function checkInput(input: FeedbackInput, partial: boolean): Checked {
   }
   if (input.comment !== undefined) {
     if (input.comment !== null && typeof input.comment !== 'string')
-      check.add('InvalidFormat', 'comment', 'comment must be text');
+      check.add('InvalidFormat', 'comment', 'Comment must be text');
     else {
       const c = input.comment?.trim() ?? '';
       check.length('comment', c, 0, 1000);

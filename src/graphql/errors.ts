@@ -1,7 +1,8 @@
 // GraphQL error shaping: domain errors keep their code and fields; everything unexpected is masked.
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
-import { errorCodes, isDomainError } from '../shared/errors.js';
+import type { GraphQLFormattedError, Source } from 'graphql';
+import { errorCodes, fieldLabel, isDomainError } from '../shared/errors.js';
+import { argumentAt } from './error-location.js';
 
 export const MASKED_MESSAGE = 'An unexpected error occurred. Quote the request id to support.';
 
@@ -20,6 +21,18 @@ function fieldFromCoercion(message: string): string | undefined {
   return /Variable "\$([^"]+)"/.exec(message)?.[1] ?? /Argument "([^"]+)"/.exec(message)?.[1];
 }
 
+/** GraphQL's extensions are camelCase to the last key; domain errors carry REST's PascalCase `Meta` keys. */
+function camelKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), camelKeys(v)]),
+  );
+}
+
+/** Our scalars' refusals ("must be a UUID …") read as a sentence about the argument: "Id must be a UUID …". */
+const aboutField = (field: string, refusal: string): string => `${fieldLabel(field)} ${refusal}`;
+
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isDomainError(original)) {
@@ -31,18 +44,42 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
       extensions: {
         code: original.code,
         ...(field ? { field } : {}),
-        errors: errors ?? [],
-        ...(meta ? { meta } : {}),
+        errors: (errors ?? []).map((x) => (x.meta ? { ...x, meta: camelKeys(x.meta) } : x)),
+        ...(meta ? { meta: camelKeys(meta) } : {}),
       },
     };
   }
   const code = formatted.extensions?.code;
-  const inner = (original as { originalError?: { extensions?: { code?: unknown } } } | undefined)
-    ?.originalError;
+  const outer = original as
+    | {
+        originalError?: {
+          message?: string;
+          extensions?: { code?: unknown };
+          source?: Source;
+          positions?: readonly number[];
+        };
+        source?: Source;
+        positions?: readonly number[];
+      }
+    | undefined;
+  const inner = outer?.originalError;
   const innerCode = typeof inner?.extensions?.code === 'string' ? inner.extensions.code : undefined;
-  // A literal argument our scalars refused (a malformed UUID or date) is a field error, not a bad document.
-  if (code === 'GRAPHQL_VALIDATION_FAILED' && innerCode && known.has(innerCode))
-    return { message: formatted.message, extensions: { code: innerCode, errors: [] } };
+  // A literal argument our scalars refused (a malformed UUID or date) is a field error, not a bad document:
+  // name the argument and the field that takes it, as an error raised while executing would.
+  if (code === 'GRAPHQL_VALIDATION_FAILED' && innerCode && known.has(innerCode)) {
+    const at = argumentAt(outer?.source ?? inner?.source, outer?.positions?.[0] ?? inner?.positions?.[0]);
+    const message = at && inner?.message ? aboutField(at.field, inner.message) : formatted.message;
+    return {
+      message,
+      ...(formatted.locations ? { locations: formatted.locations } : {}),
+      ...(at ? { path: at.path } : {}),
+      extensions: {
+        code: innerCode,
+        ...(at ? { field: at.field } : {}),
+        errors: at ? [{ code: innerCode, field: at.field, message }] : [],
+      },
+    };
+  }
   if (typeof code === 'string' && passThrough.has(code))
     return { message: formatted.message, extensions: { code } };
   if (
@@ -53,12 +90,16 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const fieldCode =
       innerCode && known.has(innerCode) ? innerCode : code === 'BAD_USER_INPUT' ? 'InvalidValue' : code;
     const field = fieldFromCoercion(formatted.message);
+    const message =
+      field && innerCode && known.has(innerCode) && inner?.message
+        ? aboutField(field, inner.message)
+        : formatted.message;
     return {
-      message: formatted.message,
+      message,
       extensions: {
         code: fieldCode,
         ...(field ? { field } : {}),
-        errors: field ? [{ code: fieldCode, field, message: formatted.message }] : [],
+        errors: field ? [{ code: fieldCode, field, message }] : [],
       },
     };
   }

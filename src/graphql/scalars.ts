@@ -14,6 +14,16 @@ function parseUtc(value: unknown): Date {
   return d;
 }
 
+/** Refusals of a literal carry its node, so the error can name the argument it was written for. */
+function atLiteral<T>(ast: ValueNode, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (!(e instanceof GraphQLError)) throw e;
+    throw new GraphQLError(e.message, { nodes: ast, extensions: e.extensions });
+  }
+}
+
 export const DateTime = new GraphQLScalarType<Date, string>({
   name: 'DateTime',
   description: 'An instant in UTC, ISO 8601 with milliseconds: 2026-07-03T12:00:00.000Z',
@@ -22,11 +32,12 @@ export const DateTime = new GraphQLScalarType<Date, string>({
     return d.toISOString();
   },
   parseValue: parseUtc,
-  parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING)
-      throw new GraphQLError('must be a string', { extensions: { code: 'InvalidFormat' } });
-    return parseUtc(ast.value);
-  },
+  parseLiteral: (ast) =>
+    atLiteral(ast, () => {
+      if (ast.kind !== Kind.STRING)
+        throw new GraphQLError('must be a string', { extensions: { code: 'InvalidFormat' } });
+      return parseUtc(ast.value);
+    }),
 });
 
 function literal(ast: ValueNode, vars: Record<string, unknown> | null | undefined): unknown {
@@ -73,9 +84,10 @@ export const UUIDScalar = new GraphQLScalarType<string, string>({
   description: 'A resource id: a lowercase UUID, 8-4-4-4-12 hexadecimal digits',
   serialize: (v) => String(v),
   parseValue: parseUuid,
-  parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING)
-      throw new GraphQLError('must be a string', { extensions: { code: 'InvalidFormat' } });
-    return parseUuid(ast.value);
-  },
+  parseLiteral: (ast) =>
+    atLiteral(ast, () => {
+      if (ast.kind !== Kind.STRING)
+        throw new GraphQLError('must be a string', { extensions: { code: 'InvalidFormat' } });
+      return parseUuid(ast.value);
+    }),
 });

@@ -65,10 +65,23 @@ export const forbidden = (message = 'You are not allowed to do this'): DomainErr
   new DomainError('Forbidden', message);
 export const unauthorized = (message = 'Authentication is required'): DomainError =>
   new DomainError('Unauthorized', message);
-export const ruleViolation = (rule: string, message: string): DomainError =>
-  new DomainError('RuleViolation', message, { meta: { Rule: rule } });
+export const ruleViolation = (
+  rule: string,
+  message: string,
+  meta: Record<string, unknown> = {},
+): DomainError => new DomainError('RuleViolation', message, { meta: { Rule: rule, ...meta } });
 export const invalidState = (state: string, message: string): DomainError =>
   new DomainError('InvalidStateTransition', message, { meta: { State: state } });
+
+/**
+ * A field as messages name it, the way REST's `FieldName` does: the argument wrapper goes, each segment is
+ * PascalCase (`input.seats` → `Seats`, `config.url` → `Config.Url`), so a message reads the same on both APIs.
+ */
+export function fieldLabel(field: string): string {
+  const segments = field.split('.').filter((s) => s !== '' && !/^\d+$/.test(s));
+  if (segments[0] === 'input' && segments.length > 1) segments.shift();
+  return segments.map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('.');
+}
 
 /** One error from a list of field errors: the first names the top-level code and message. */
 export function validationError(errors: FieldError[]): DomainError {

@@ -1,5 +1,5 @@
 // Search arguments (sort, limit, offset, distinct) validated against each list's fields (CONTRACT §3).
-import { type FieldError, validationError } from './errors.js';
+import { type FieldError, fieldLabel, validationError } from './errors.js';
 
 export type Direction = 'Ascending' | 'Descending';
 export interface SortSpec {
@@ -57,7 +57,7 @@ export function pageRequest(args: PageArgs, rules: PageRules): PageRequest {
     errors.push({
       code: 'OutOfRange',
       field: 'limit',
-      message: `limit must be between 1 and ${MAX_LIMIT}`,
+      message: `Limit must be between 1 and ${MAX_LIMIT}`,
       meta: { Min: 1, Max: MAX_LIMIT },
     });
   const offset = args.offset ?? 0;
@@ -65,7 +65,7 @@ export function pageRequest(args: PageArgs, rules: PageRules): PageRequest {
     errors.push({
       code: 'OutOfRange',
       field: 'offset',
-      message: 'offset must be 0 or more',
+      message: 'Offset must be 0 or more',
       meta: { Min: 0 },
     });
   const sortRaw = args.sort && args.sort.trim() !== '' ? args.sort : rules.defaultSort;
@@ -74,7 +74,7 @@ export function pageRequest(args: PageArgs, rules: PageRules): PageRequest {
     errors.push({
       code: 'InvalidValue',
       field: 'sort',
-      message: `sort must name one of: ${rules.fields.join(', ')}`,
+      message: `Sort must name one of: ${rules.fields.join(', ')}`,
       meta: { Allowed: rules.fields },
     });
   let distinct: string | null = null;
@@ -84,7 +84,7 @@ export function pageRequest(args: PageArgs, rules: PageRules): PageRequest {
       errors.push({
         code: 'InvalidValue',
         field: 'distinct',
-        message: `distinct must name one of: ${rules.fields.join(', ')}`,
+        message: `Distinct must name one of: ${rules.fields.join(', ')}`,
         meta: { Allowed: rules.fields },
       });
   }
@@ -101,6 +101,10 @@ export function checkRange(
 ): void {
   if (from && to && from.getTime() >= to.getTime())
     throw validationError([
-      { code: 'InvalidValue', field: fromField, message: `${fromField} must be before ${toField}` },
+      {
+        code: 'InvalidValue',
+        field: fromField,
+        message: `${fieldLabel(fromField)} must be before ${fieldLabel(toField)}`,
+      },
     ]);
 }

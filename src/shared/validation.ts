@@ -1,5 +1,5 @@
 // Collects field errors so one response names every invalid field (CONTRACT §10).
-import { type FieldError, type FieldErrorCode, validationError } from './errors.js';
+import { type FieldError, type FieldErrorCode, fieldLabel, validationError } from './errors.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -17,7 +17,7 @@ export class Check {
   /** Present, and for strings not blank. Returns whether the value can be checked further. */
   required(field: string, value: unknown): boolean {
     if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-      this.add('NotEmpty', field, `${field} must not be empty`);
+      this.add('NotEmpty', field, `${fieldLabel(field)} must not be empty`);
       return false;
     }
     return true;
@@ -26,35 +26,40 @@ export class Check {
   length(field: string, value: string | null | undefined, min: number, max: number): this {
     if (value === undefined || value === null) return this;
     if (value.length < min)
-      this.add('TooShort', field, `${field} must be at least ${min} characters`, { Min: min });
+      this.add('TooShort', field, `${fieldLabel(field)} must be at least ${min} characters`, { Min: min });
     else if (value.length > max)
-      this.add('TooLong', field, `${field} must be at most ${max} characters`, { Max: max });
+      this.add('TooLong', field, `${fieldLabel(field)} must be at most ${max} characters`, { Max: max });
     return this;
   }
 
   range(field: string, value: number | null | undefined, min: number, max: number): this {
     if (value === undefined || value === null) return this;
     if (!Number.isFinite(value) || value < min || value > max)
-      this.add('OutOfRange', field, `${field} must be between ${min} and ${max}`, { Min: min, Max: max });
+      this.add('OutOfRange', field, `${fieldLabel(field)} must be between ${min} and ${max}`, {
+        Min: min,
+        Max: max,
+      });
     return this;
   }
 
   integer(field: string, value: number | null | undefined): this {
     if (value !== undefined && value !== null && !Number.isInteger(value))
-      this.add('InvalidFormat', field, `${field} must be a whole number`);
+      this.add('InvalidFormat', field, `${fieldLabel(field)} must be a whole number`);
     return this;
   }
 
   oneOf<T extends string>(field: string, value: string | null | undefined, allowed: readonly T[]): this {
     if (value === undefined || value === null) return this;
     if (!(allowed as readonly string[]).includes(value))
-      this.add('InvalidValue', field, `${field} must be one of ${allowed.join(', ')}`, { Allowed: allowed });
+      this.add('InvalidValue', field, `${fieldLabel(field)} must be one of ${allowed.join(', ')}`, {
+        Allowed: allowed,
+      });
     return this;
   }
 
   pattern(field: string, value: string | null | undefined, re: RegExp, what: string): this {
     if (value === undefined || value === null) return this;
-    if (!re.test(value)) this.add('InvalidFormat', field, `${field} must be ${what}`);
+    if (!re.test(value)) this.add('InvalidFormat', field, `${fieldLabel(field)} must be ${what}`);
     return this;
   }
 
@@ -74,7 +79,12 @@ export class Check {
     } catch {
       ok = false;
     }
-    if (!ok) this.add('InvalidFormat', field, `${field} must be an absolute ${protocols.join(' or ')} URL`);
+    if (!ok)
+      this.add(
+        'InvalidFormat',
+        field,
+        `${fieldLabel(field)} must be an absolute ${protocols.join(' or ')} URL`,
+      );
     return this;
   }
 

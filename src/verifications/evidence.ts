@@ -1,4 +1,6 @@
 // Evidence per verification kind (CONTRACT §5): keys accepted in any casing, stored in canonical camelCase.
+
+import { fieldLabel } from '../shared/errors.js';
 import { matchField } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
 import type { VerificationKind } from './verification.entity.js';
@@ -29,7 +31,7 @@ export function parseEvidence(kind: VerificationKind, raw: unknown, now: Date): 
   const input =
     raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
   if (!input && kind !== 'OperatorApproval') {
-    check.add('NotEmpty', 'evidence', `evidence must be an object with: ${Object.keys(shape).join(', ')}`);
+    check.add('NotEmpty', 'evidence', `Evidence must be an object with: ${Object.keys(shape).join(', ')}`);
     check.throwIfAny();
   }
   // Any-case keys: `EmailAddress`, `email_address` and `emailAddress` are one field.
@@ -45,7 +47,7 @@ export function parseEvidence(kind: VerificationKind, raw: unknown, now: Date): 
     const value = byCanonical[name];
     if (type === 'optionalText') {
       if (value === undefined || value === null) continue;
-      if (typeof value !== 'string') check.add('InvalidFormat', field, `${field} must be text`);
+      if (typeof value !== 'string') check.add('InvalidFormat', field, `${fieldLabel(field)} must be text`);
       else {
         check.length(field, value, 0, 1000);
         evidence[name] = value;
@@ -54,7 +56,7 @@ export function parseEvidence(kind: VerificationKind, raw: unknown, now: Date): 
     }
     if (!check.required(field, value)) continue;
     if (typeof value !== 'string') {
-      check.add('InvalidFormat', field, `${field} must be text`);
+      check.add('InvalidFormat', field, `${fieldLabel(field)} must be text`);
       continue;
     }
     const v = value.trim();
@@ -63,12 +65,14 @@ export function parseEvidence(kind: VerificationKind, raw: unknown, now: Date): 
     else if (type === 'text') check.length(field, v, 1, 100);
     else if (type === 'futureDate') {
       if (!UTC.test(v)) {
-        check.add('InvalidFormat', field, `${field} must be an ISO 8601 date and time in UTC`);
+        check.add('InvalidFormat', field, `${fieldLabel(field)} must be an ISO 8601 date and time in UTC`);
         continue;
       }
       const d = new Date(v.replace(/[+-]00:00$/, 'Z'));
-      if (Number.isNaN(d.getTime())) check.add('InvalidFormat', field, `${field} is not a valid date`);
-      else if (d.getTime() <= now.getTime()) check.add('OutOfRange', field, `${field} must be in the future`);
+      if (Number.isNaN(d.getTime()))
+        check.add('InvalidFormat', field, `${fieldLabel(field)} is not a valid date`);
+      else if (d.getTime() <= now.getTime())
+        check.add('OutOfRange', field, `${fieldLabel(field)} must be in the future`);
       else {
         expires = d;
         evidence[name] = d.toISOString();

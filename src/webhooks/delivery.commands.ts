@@ -57,7 +57,7 @@ export async function loadVisibleDelivery(ctx: WebhookContext, rawId: string): P
       {
         code: 'InvalidFormat',
         field: 'id',
-        message: 'id must be 32 hexadecimal digits (X-Webhook-Delivery)',
+        message: 'Id must be 32 hexadecimal digits (X-Webhook-Delivery)',
       },
     ]);
   const d = await ctx.em.findOne(WebhookDelivery, { id });

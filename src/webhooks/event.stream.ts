@@ -39,7 +39,7 @@ export function subscribeEvents(
       {
         code: 'InvalidValue',
         field: 'names',
-        message: `names has unknown event names: ${unknown.join(', ')}`,
+        message: `Names has unknown event names: ${unknown.join(', ')}`,
         meta: { Allowed: eventNames },
       },
     ]);

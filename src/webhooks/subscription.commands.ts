@@ -107,9 +107,9 @@ export async function updateWebhookSubscription(
   const u = urlOf(input);
   const url = u.value !== undefined ? await checkUrl(c, u.field, u.value, policyOf(settings)) : undefined;
   if (input.config?.secret != null)
-    c.add('InvalidValue', 'config.secret', 'config.secret may not be updated; rotate the secret instead');
+    c.add('InvalidValue', 'config.secret', 'Config.Secret may not be updated; rotate the secret instead');
   checkContentType(c, input.config?.contentType);
-  if (input.isActive === null) c.add('NotEmpty', 'isActive', 'isActive must be true or false');
+  if (input.isActive === null) c.add('NotEmpty', 'isActive', 'IsActive must be true or false');
   c.throwIfAny();
   const now = ctx.clock.now();
   if (name !== undefined) s.name = name;
@@ -176,7 +176,7 @@ export async function rotateWebhookSubscriptionSecret(
         .add(
           'InvalidValue',
           'secret',
-          'secret must be base64 of 24 to 64 random bytes, with or without whsec_',
+          'Secret must be base64 of 24 to 64 random bytes, with or without whsec_',
         )
         .throwIfAny();
     plain = parsed!;

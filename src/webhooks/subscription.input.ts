@@ -1,6 +1,7 @@
 // Reading subscription input (CONTRACT §8): the accepted shapes (events as a list or one string, `event` for
 // `events`, `url` beside `config.url`), checked field by field; errors name the field as the caller sent it.
 import { eventNames, isEventName } from '../events/events.js';
+import { fieldLabel } from '../shared/errors.js';
 import { Check } from '../shared/validation.js';
 import { parseSecret } from './secret.js';
 import { refuseTarget, type TargetPolicy } from './target-guard.js';
@@ -50,13 +51,13 @@ export async function checkUrl(
   const url = raw!.trim();
   c.length(field, url, 1, 2048);
   const refused = await refuseTarget(url, policy);
-  if (refused) c.add(refused.code, field, `${field} ${refused.message}`);
+  if (refused) c.add(refused.code, field, `${fieldLabel(field)} ${refused.message}`);
   return url;
 }
 
 export function checkContentType(c: Check, value: string | null | undefined): void {
   if (value !== undefined && value !== null && value.trim().toLowerCase() !== CONTENT_TYPE)
-    c.add('InvalidValue', 'config.contentType', `config.contentType must be ${CONTENT_TYPE}`, {
+    c.add('InvalidValue', 'config.contentType', `Config.ContentType must be ${CONTENT_TYPE}`, {
       Allowed: [CONTENT_TYPE],
     });
 }
@@ -76,9 +77,9 @@ export async function parseCreate(input: CreateSubscriptionsInput, policy: Targe
   const field = input.events == null && input.event != null ? 'event' : 'events';
   const events = splitEvents([...(input.events ?? []), ...(input.event ? [input.event] : [])]);
   const unknown = events.filter((e) => !isEventName(e));
-  if (events.length === 0) c.add('NotEmpty', field, `${field} must name at least one event`);
+  if (events.length === 0) c.add('NotEmpty', field, `${fieldLabel(field)} must name at least one event`);
   else if (unknown.length > 0)
-    c.add('InvalidValue', field, `${field} has unknown event names: ${unknown.join(', ')}`, {
+    c.add('InvalidValue', field, `${fieldLabel(field)} has unknown event names: ${unknown.join(', ')}`, {
       Allowed: eventNames,
     });
   const u = urlOf(input);
@@ -90,7 +91,7 @@ export async function parseCreate(input: CreateSubscriptionsInput, policy: Targe
       c.add(
         'InvalidValue',
         'config.secret',
-        'config.secret must be base64 of 24 to 64 random bytes, with or without the whsec_ prefix',
+        'Config.Secret must be base64 of 24 to 64 random bytes, with or without the whsec_ prefix',
       );
   }
   checkContentType(c, input.config?.contentType);

@@ -79,7 +79,7 @@ describe('the dashboard: who gets in', { timeout: 120_000 }, () => {
     await a.context.close();
   });
 
-  it('on another app’s consent page, Deny is as prominent as Allow and returns access_denied to the app', async () => {
+  it('on another app’s consent page, Allow is the primary button, Deny a secondary one as easy to press, and Deny returns access_denied to the app', async () => {
     const redirect = `${app.url}/callback`;
     const client = await createClient(e.s, {
       name: 'Parking Pal',
@@ -114,6 +114,24 @@ describe('the dashboard: who gets in', { timeout: 120_000 }, () => {
     expect(deny && allow && Math.abs(deny.width - allow.width) < 2 && deny.height === allow.height).toBe(
       true,
     );
+    // Allow is filled with the accent colour; Deny is outlined: the two read differently at a glance.
+    const look = (name: string) =>
+      page.evaluate<{ background: string; color: string; border: string }>(`(() => {
+        const b = [...document.querySelectorAll('button')].find((x) => x.textContent.trim() === '${name}');
+        const s = getComputedStyle(b);
+        return { background: s.backgroundColor, color: s.color, border: s.borderTopColor };
+      })()`);
+    const [allowLook, denyLook] = [await look('Allow'), await look('Deny')];
+    expect(allowLook).toEqual({
+      background: 'rgb(26, 86, 219)',
+      color: 'rgb(255, 255, 255)',
+      border: 'rgb(26, 86, 219)',
+    });
+    expect(denyLook).toEqual({
+      background: 'rgb(255, 255, 255)',
+      color: 'rgb(26, 86, 219)',
+      border: 'rgb(26, 86, 219)',
+    });
     await shoot(page, 'consent', watch);
     await page.getByRole('button', { name: 'Deny' }).click();
     const back = await waitFor(() => app.requests.find((r) => r.path.startsWith('/callback')), {

@@ -73,8 +73,8 @@ describe('concurrent approvals', () => {
       for (const r of refused) {
         expect(errorOf(r).code).toBe('CarUnavailable');
         expect(r.errors![0]!.extensions!.meta).toEqual({
-          ConflictStartDateUtc: winner.startDateUtc,
-          ConflictEndDateUtc: winner.endDateUtc,
+          conflictStartDateUtc: winner.startDateUtc,
+          conflictEndDateUtc: winner.endDateUtc,
         });
       }
       const [states] = await sql<{ approved: string; pending: string }>(
@@ -137,8 +137,8 @@ describe('the exclusion constraint', () => {
       const r = await approving;
       expect(errorOf(r).code).toBe('CarUnavailable');
       expect(r.errors![0]!.extensions!.meta).toEqual({
-        ConflictStartDateUtc: theirs.startDateUtc,
-        ConflictEndDateUtc: theirs.endDateUtc,
+        conflictStartDateUtc: theirs.startDateUtc,
+        conflictEndDateUtc: theirs.endDateUtc,
       });
     } finally {
       await raw.end();

@@ -74,7 +74,7 @@ describe('approveBooking', () => {
     h.clock.set('2026-07-01T11:45:00.000Z');
     const r = await h.run(w.owner.actor, APPROVE, { id: p.id });
     expect(errorOf(r).code).toBe('RuleViolation');
-    expect(meta(r)).toEqual({ Rule: 'DecisionTooLate' });
+    expect(meta(r)).toEqual({ rule: 'DecisionTooLate' });
     h.clock.set('2026-07-01T11:44:59.999Z');
     expect((await h.run(w.owner.actor, APPROVE, { id: p.id })).errors).toBeUndefined();
     expect(await bookingEvents(h)).toHaveLength(1);
@@ -88,8 +88,8 @@ describe('approveBooking', () => {
     const r = await h.run(w.owner.actor, APPROVE, { id: second.id });
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: first.startDateUtc,
-      ConflictEndDateUtc: first.endDateUtc,
+      conflictStartDateUtc: first.startDateUtc,
+      conflictEndDateUtc: first.endDateUtc,
     });
     expect(await stateOf(second.id)).toBe('Pending');
     expect((await bookingEvents(h)).map((e) => e.payload.Id)).toEqual([first.id]);
@@ -104,8 +104,8 @@ describe('approveBooking', () => {
     const r = await h.run(w.owner.actor, APPROVE, { id: p.id });
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: inHours(h, 25),
-      ConflictEndDateUtc: inHours(h, 48),
+      conflictStartDateUtc: inHours(h, 25),
+      conflictEndDateUtc: inHours(h, 48),
     });
   });
 
@@ -113,7 +113,7 @@ describe('approveBooking', () => {
     const a = await bookingIn(h, w, 'Approved');
     const r = await h.run(w.owner.actor, APPROVE, { id: a.id });
     expect(errorOf(r).code).toBe('InvalidStateTransition');
-    expect(meta(r)).toEqual({ State: 'Approved' });
+    expect(meta(r)).toEqual({ state: 'Approved' });
     expect(await bookingEvents(h)).toHaveLength(1);
   });
 });
@@ -146,7 +146,7 @@ describe('declineBooking', () => {
     await h.ok(w.owner.actor, DECLINE, { id: p.id });
     const again = await h.run(w.owner.actor, DECLINE, { id: p.id });
     expect(errorOf(again).code).toBe('InvalidStateTransition');
-    expect(meta(again)).toEqual({ State: 'Declined' });
+    expect(meta(again)).toEqual({ state: 'Declined' });
     expect(errorOf(await h.run(w.owner.actor, APPROVE, { id: p.id })).code).toBe('InvalidStateTransition');
   });
 });
@@ -192,7 +192,7 @@ describe('cancelBooking', () => {
     const p = await requestBooking(h, w);
     const r = await h.run(w.owner.actor, CANCEL, { id: p.id, input: reason });
     expect(errorOf(r).code).toBe('InvalidStateTransition');
-    expect(meta(r)).toEqual({ State: 'Pending' });
+    expect(meta(r)).toEqual({ state: 'Pending' });
   });
 
   it('refuses cancelling after use (409 with State InUse), and records nothing', async () => {
@@ -200,7 +200,7 @@ describe('cancelBooking', () => {
     const before = await bookingEvents(h);
     const r = await h.run(w.borrower.actor, CANCEL, { id: u.id, input: reason });
     expect(errorOf(r).code).toBe('InvalidStateTransition');
-    expect(meta(r)).toEqual({ State: 'InUse' });
+    expect(meta(r)).toEqual({ state: 'InUse' });
     expect(await bookingEvents(h)).toEqual(before);
   });
 

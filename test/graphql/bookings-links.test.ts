@@ -60,7 +60,7 @@ describe('createFeedback', () => {
     const u = await bookingIn(h, w, 'InUse');
     const r = await h.run(w.borrower.actor, FEEDBACK, { id: u.id, input: { rating: 5 } });
     expect(errorOf(r).code).toBe('InvalidStateTransition');
-    expect(r.errors![0]!.extensions!.meta).toEqual({ State: 'InUse' });
+    expect(r.errors![0]!.extensions!.meta).toEqual({ state: 'InUse' });
   });
 
   it('lets the borrower rate the car and the owner the borrower, once each; ratings and the embed follow', async () => {

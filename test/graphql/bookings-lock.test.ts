@@ -64,7 +64,7 @@ describe('lockCar and unlockCar', () => {
     expect((await lock(w.borrower.actor, UNLOCK)).data!.unlockCar.lockState).toBe('Unlocked');
     const owner = await lock(w.owner.actor);
     expect(errorOf(owner).code).toBe('Conflict');
-    expect(owner.errors![0]!.extensions!.meta).toEqual({ Reason: 'CarInUse' });
+    expect(owner.errors![0]!.extensions!.meta).toEqual({ reason: 'CarInUse' });
     h.clock.advance(1000);
     expect((await lock(asOps())).data!.lockCar.lockState).toBe('Locked');
     h.clock.advance(1000);

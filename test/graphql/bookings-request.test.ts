@@ -109,8 +109,8 @@ describe('requestBooking', () => {
     const r = await ask(w, 25, 27);
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: first.startDateUtc,
-      ConflictEndDateUtc: first.endDateUtc,
+      conflictStartDateUtc: first.startDateUtc,
+      conflictEndDateUtc: first.endDateUtc,
     });
     expect(await bookingCount()).toBe(before);
     expect(await bookingEvents(h)).toHaveLength(1);
@@ -125,8 +125,8 @@ describe('requestBooking', () => {
     const r = await ask(w, 28, 31);
     expect(errorOf(r).code).toBe('CarUnavailable');
     expect(meta(r)).toEqual({
-      ConflictStartDateUtc: '2026-07-02T16:00:00.000Z',
-      ConflictEndDateUtc: '2026-07-03T02:00:00.000Z',
+      conflictStartDateUtc: '2026-07-02T16:00:00.000Z',
+      conflictEndDateUtc: '2026-07-03T02:00:00.000Z',
     });
     expect((await ask(w, 28, 30)).errors).toBeUndefined();
   });
@@ -135,16 +135,16 @@ describe('requestBooking', () => {
     const w = await world(h);
     const early = await ask(w, 14 / 60, 2);
     expect(errorOf(early).code).toBe('RuleViolation');
-    expect(meta(early)).toEqual({ Rule: 'StartTooSoon' });
+    expect(meta(early)).toEqual({ rule: 'StartTooSoon' });
     const past = await ask(w, -1, 2);
-    expect(meta(past)).toEqual({ Rule: 'StartTooSoon' });
+    expect(meta(past)).toEqual({ rule: 'StartTooSoon' });
     expect((await ask(w, 15 / 60, 2)).errors).toBeUndefined();
   });
 
   it('keeps the duration within the car minimum and maximum: DurationOutOfRange outside', async () => {
     const w = await world(h, { minimumBookingMinutes: 60, maximumBookingMinutes: 180 });
-    expect(meta(await ask(w, 24, 24.99))).toEqual({ Rule: 'DurationOutOfRange' });
-    expect(meta(await ask(w, 24, 27.01))).toEqual({ Rule: 'DurationOutOfRange' });
+    expect(meta(await ask(w, 24, 24.99))).toEqual({ rule: 'DurationOutOfRange' });
+    expect(meta(await ask(w, 24, 27.01))).toEqual({ rule: 'DurationOutOfRange' });
     expect((await ask(w, 24, 25)).errors).toBeUndefined();
     expect((await ask(w, 30, 33)).errors).toBeUndefined();
   });
@@ -154,13 +154,13 @@ describe('requestBooking', () => {
     const unverified = await createUser(h);
     const r = await ask(w, 24, 26, {}, unverified);
     expect(errorOf(r).code).toBe('RuleViolation');
-    expect(meta(r)).toEqual({ Rule: 'BorrowerNotVerified' });
+    expect(meta(r)).toEqual({ rule: 'BorrowerNotVerified' });
   });
 
   it('needs a bookable car: CarNotBookable when unlisted, unverified, or the owner is suspended', async () => {
     const w = await world(h);
     await h.ok(w.owner.actor, UNLIST_CAR, { id: w.carId });
-    expect(meta(await ask(w, 24, 26))).toEqual({ Rule: 'CarNotBookable' });
+    expect(meta(await ask(w, 24, 26))).toEqual({ rule: 'CarNotBookable' });
 
     const v = await world(h);
     await sql(
@@ -168,11 +168,11 @@ describe('requestBooking', () => {
       `update verification set status = 'Expired' where subject_id = ? and kind = 'RoadWorthiness'`,
       [v.carId],
     );
-    expect(meta(await ask(v, 24, 26))).toEqual({ Rule: 'CarNotBookable' });
+    expect(meta(await ask(v, 24, 26))).toEqual({ rule: 'CarNotBookable' });
 
     const s = await world(h);
     await sql(h, `update user_account set status = 'Suspended' where id = ?`, [s.owner.id]);
-    expect(meta(await ask(s, 24, 26))).toEqual({ Rule: 'CarNotBookable' });
+    expect(meta(await ask(s, 24, 26))).toEqual({ rule: 'CarNotBookable' });
     expect(await bookingCount()).toBe(0);
   });
 
@@ -244,7 +244,7 @@ describe('BOOKING_LEAD_MINUTES', () => {
         input: { startDateUtc: inHours(h60, startH), endDateUtc: inHours(h60, 3) },
       });
       const r = await h60.run(w.borrower.actor, REQUEST, input(0.75));
-      expect(r.errors?.[0]?.extensions?.meta).toEqual({ Rule: 'StartTooSoon' });
+      expect(r.errors?.[0]?.extensions?.meta).toEqual({ rule: 'StartTooSoon' });
       expect((await h60.run(w.borrower.actor, REQUEST, input(1))).errors).toBeUndefined();
     } finally {
       await h60.close();

@@ -59,9 +59,16 @@ describe('useBooking', () => {
     at('2026-07-02T09:44:59.999Z');
     const early = await h.run(w.borrower.actor, USE, { id: a.id });
     expect(errorOf(early).code).toBe('RuleViolation');
-    expect(meta(early)).toEqual({ Rule: 'OutsideUseWindow' });
+    // The refusal says when the window opens and closes, in the message and in meta.
+    const window = {
+      rule: 'OutsideUseWindow',
+      opensDateUtc: '2026-07-02T09:45:00.000Z',
+      closesDateUtc: '2026-07-02T11:45:00.000Z',
+    };
+    expect(meta(early)).toEqual(window);
+    expect(errorOf(early).message).toContain('from 2026-07-02T09:45:00.000Z until 2026-07-02T11:45:00.000Z');
     at('2026-07-02T11:45:00.000Z');
-    expect(meta(await h.run(w.borrower.actor, USE, { id: a.id }))).toEqual({ Rule: 'OutsideUseWindow' });
+    expect(meta(await h.run(w.borrower.actor, USE, { id: a.id }))).toEqual(window);
     expect((await bookingEvents(h)).map((e) => e.name)).toEqual(['carbooking_approve']);
   });
 
@@ -73,7 +80,7 @@ describe('useBooking', () => {
       [w.borrower.id],
     );
     at(START);
-    expect(meta(await h.run(w.borrower.actor, USE, { id: a.id }))).toEqual({ Rule: 'BorrowerNotVerified' });
+    expect(meta(await h.run(w.borrower.actor, USE, { id: a.id }))).toEqual({ rule: 'BorrowerNotVerified' });
   });
 
   it('refuses the owner and ops (403: only the borrower uses), a stranger (404), a Pending request (409)', async () => {
@@ -85,7 +92,7 @@ describe('useBooking', () => {
     const p = await requestBooking(h, w, 30, 32);
     const r = await h.run(w.borrower.actor, USE, { id: p.id });
     expect(errorOf(r).code).toBe('InvalidStateTransition');
-    expect(meta(r)).toEqual({ State: 'Pending' });
+    expect(meta(r)).toEqual({ state: 'Pending' });
   });
 });
 
@@ -117,7 +124,7 @@ describe('extendBooking', () => {
     await h.ok(w.owner.actor, APPROVE, { id: next.id });
     const r = await extend(a.id, '2026-07-02T13:30:00.000Z');
     expect(errorOf(r).code).toBe('CarUnavailable');
-    expect(meta(r)).toEqual({ ConflictStartDateUtc: next.startDateUtc, ConflictEndDateUtc: next.endDateUtc });
+    expect(meta(r)).toEqual({ conflictStartDateUtc: next.startDateUtc, conflictEndDateUtc: next.endDateUtc });
     // Up to the next booking's start is fine (half-open periods).
     expect((await extend(a.id, next.startDateUtc)).errors).toBeUndefined();
 
@@ -127,12 +134,12 @@ describe('extendBooking', () => {
     });
     const later = await bookingIn(h, w, 'Approved', 45, 47);
     const u = await extend(later.id, inHours(h, 49));
-    expect(meta(u)).toEqual({ ConflictStartDateUtc: inHours(h, 48), ConflictEndDateUtc: inHours(h, 50) });
+    expect(meta(u)).toEqual({ conflictStartDateUtc: inHours(h, 48), conflictEndDateUtc: inHours(h, 50) });
   });
 
   it('keeps within the car maximum (DurationOutOfRange), after the start and now (InvalidValue)', async () => {
     const a = await bookingIn(h, w, 'Approved');
-    expect(meta(await extend(a.id, '2026-07-02T20:00:01.000Z'))).toEqual({ Rule: 'DurationOutOfRange' });
+    expect(meta(await extend(a.id, '2026-07-02T20:00:01.000Z'))).toEqual({ rule: 'DurationOutOfRange' });
     expect(errorOf(await extend(a.id, START))).toMatchObject({ code: 'InvalidValue', field: 'endDateUtc' });
     at('2026-07-02T10:30:00.000Z');
     await h.ok(w.borrower.actor, USE, { id: a.id });
@@ -150,9 +157,9 @@ describe('extendBooking', () => {
     expect(errorOf(await extend(a.id, end, asOps())).code).toBe('Forbidden');
     expect(errorOf(await extend(a.id, end, asUser(randomUUID()))).code).toBe('NotFound');
     const p = await requestBooking(h, w, 30, 32);
-    expect(meta(await extend(p.id, inHours(h, 33)))).toEqual({ State: 'Pending' });
+    expect(meta(await extend(p.id, inHours(h, 33)))).toEqual({ state: 'Pending' });
     const r = await bookingIn(h, w, 'Returned', 50, 52);
-    expect(meta(await extend(r.id, inHours(h, 3)))).toEqual({ State: 'Returned' });
+    expect(meta(await extend(r.id, inHours(h, 3)))).toEqual({ state: 'Returned' });
   });
 });
 
@@ -195,9 +202,9 @@ describe('returnBooking and completeBooking', () => {
     const r = await bookingIn(h, w, 'Returned');
     expect(errorOf(await h.run(w.borrower.actor, COMPLETE, { id: r.id })).code).toBe('Forbidden');
     const a = await bookingIn(h, w, 'Approved', 40, 42);
-    expect(meta(await h.run(w.borrower.actor, RETURN, { id: a.id }))).toEqual({ State: 'Approved' });
+    expect(meta(await h.run(w.borrower.actor, RETURN, { id: a.id }))).toEqual({ state: 'Approved' });
     const u = await bookingIn(h, w, 'InUse', 60, 62);
-    expect(meta(await h.run(w.owner.actor, COMPLETE, { id: u.id }))).toEqual({ State: 'InUse' });
+    expect(meta(await h.run(w.owner.actor, COMPLETE, { id: u.id }))).toEqual({ state: 'InUse' });
   });
 });
 
@@ -231,7 +238,7 @@ describe('transitions the table does not list', () => {
       for (const [actor, op, vars] of all(b.id)) {
         const r = await h.run(actor, op, vars);
         expect(errorOf(r).code).toBe('InvalidStateTransition');
-        expect(meta(r)).toEqual({ State: state });
+        expect(meta(r)).toEqual({ state: state });
       }
     expect(await bookingEvents(h)).toEqual(before);
   });

@@ -47,7 +47,7 @@ describe('error masking', () => {
     expect(err?.extensions).toEqual({
       code: 'InternalServerError',
       errors: [],
-      meta: { RequestId: 'req-masked-1' },
+      meta: { requestId: 'req-masked-1' },
     });
     const text = JSON.stringify(res.body.singleResult);
     expect(text).not.toMatch(/stack|at \w+ \(|\.ts:\d+|pool|connection/i);
@@ -67,5 +67,31 @@ describe('error masking', () => {
     expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'InvalidValue', field: 'l' });
     const d = await h.run(asOps(), 'query($id: UUID!) { userAccount(id: $id) { id } }', { id: 'x' });
     expect(d.errors?.[0]?.extensions).toMatchObject({ code: 'InvalidFormat', field: 'id' });
+  });
+
+  it('names the argument and keeps the path when a literal argument is malformed', async () => {
+    const r = await h.run(asOps(), '{ mine: car(id: "nope") { id } }');
+    const e = r.errors?.[0];
+    expect(e?.message).toBe('Id must be a UUID (8-4-4-4-12 hexadecimal digits)');
+    expect(e?.path).toEqual(['mine']);
+    expect(e?.extensions).toEqual({
+      code: 'InvalidFormat',
+      field: 'id',
+      errors: [
+        { code: 'InvalidFormat', field: 'id', message: 'Id must be a UUID (8-4-4-4-12 hexadecimal digits)' },
+      ],
+    });
+    const v = await h.run(asOps(), 'query($id: UUID!) { car(id: $id) { id } }', { id: 'nope' });
+    expect(v.errors?.[0]?.message).toBe('Id must be a UUID (8-4-4-4-12 hexadecimal digits)');
+  });
+
+  it('spells extensions.meta keys in camelCase, like every other GraphQL name, and names fields in PascalCase', async () => {
+    const r = await h.run(asOps(), '{ cars(limit: 0) { total } }');
+    expect(r.errors?.[0]?.message).toBe('Limit must be between 1 and 1000');
+    expect(r.errors?.[0]?.extensions).toMatchObject({
+      code: 'OutOfRange',
+      field: 'limit',
+      errors: [{ code: 'OutOfRange', field: 'limit', meta: { min: 1, max: 1000 } }],
+    });
   });
 });

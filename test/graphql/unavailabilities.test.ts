@@ -189,7 +189,7 @@ describe('with bookings answering through the CarOccupancy port', () => {
     booked.push({ carId: car.id, start: '2026-07-02T10:00:00.000Z', end: '2026-07-02T12:00:00.000Z' });
     const r = await hb.run(owner.actor, DELETE_CAR, { id: car.id });
     expect(errorOf(r).code).toBe('Conflict');
-    expect(r.errors?.[0]?.extensions?.meta).toEqual({ Reason: 'CarHasBookings' });
+    expect(r.errors?.[0]?.extensions?.meta).toEqual({ reason: 'CarHasBookings' });
     expect((await hb.ok<{ car: any }>(owner.actor, CAR, { id: car.id })).car.id).toBe(car.id);
     booked.length = 0;
     expect((await hb.ok<{ deleteCar: any }>(owner.actor, DELETE_CAR, { id: car.id })).deleteCar.id).toBe(
@@ -207,7 +207,7 @@ describe('with bookings answering through the CarOccupancy port', () => {
       input: period('3T11', '3T13'),
     });
     expect(errorOf(r).code).toBe('Conflict');
-    expect(r.errors?.[0]?.extensions?.meta).toEqual({ Reason: 'BookingOverlaps' });
+    expect(r.errors?.[0]?.extensions?.meta).toEqual({ reason: 'BookingOverlaps' });
     await hb.ok(owner.actor, CREATE_UNAVAILABILITY, { carId: car.id, input: period('3T12', '3T13') });
     await hb.ok(owner.actor, CREATE_UNAVAILABILITY, { carId: car.id, input: period('3T08', '3T10') });
     // Another car's booking is no concern of this one.

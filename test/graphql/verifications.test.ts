@@ -386,7 +386,7 @@ describe('submitVerification', () => {
     const r = await h.run(u.actor, SUBMIT, { id, input: { evidence: { emailAddress: 'd@example.com' } } });
     expect(r.errors?.[0]?.extensions).toMatchObject({
       code: 'InvalidStateTransition',
-      meta: { State: 'Verified' },
+      meta: { state: 'Verified' },
     });
     expect(await verificationRow(h, id)).toMatchObject({
       status: 'Verified',
@@ -420,7 +420,7 @@ describe('submitVerification', () => {
     const r1 = await h.run(carsOnly, SUBMIT, { id: own, input: { evidence: validEvidence.Email } });
     expect(r1.errors?.[0]?.extensions).toMatchObject({
       code: 'Forbidden',
-      meta: { RequiredScopes: ['account:write'] },
+      meta: { requiredScopes: ['account:write'] },
     });
     const r2 = await h.run(accountOnly, SUBMIT, {
       id: plate,
@@ -428,7 +428,7 @@ describe('submitVerification', () => {
     });
     expect(r2.errors?.[0]?.extensions).toMatchObject({
       code: 'Forbidden',
-      meta: { RequiredScopes: ['cars:write'] },
+      meta: { requiredScopes: ['cars:write'] },
     });
     const neither = asUser(u.id, scopesWithout('account:write', 'cars:write'));
     expect(
@@ -519,7 +519,7 @@ describe('verifyVerification and rejectVerification', () => {
         const r = await h.run(asOps(), q, { id });
         expect(r.errors?.[0]?.extensions).toMatchObject({
           code: 'InvalidStateTransition',
-          meta: { State: state },
+          meta: { state: state },
         });
       }
       expect(await verificationRow(h, id)).toMatchObject({ status: state });
@@ -535,7 +535,7 @@ describe('verifyVerification and rejectVerification', () => {
     const r = await h.run(asOps(), REJECT, { id });
     expect(r.errors?.[0]?.extensions).toMatchObject({
       code: 'InvalidStateTransition',
-      meta: { State: 'Expired' },
+      meta: { state: 'Expired' },
     });
   });
 

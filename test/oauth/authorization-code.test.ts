@@ -90,8 +90,10 @@ describe('authorization code with PKCE', () => {
       'See your account, your profile and the evidence of your own verifications',
     );
     expect(consent.html).toContain('Search cars');
-    // Deny and Allow: the same kind of button, side by side.
-    expect(consent.html).toMatch(/<button type="submit" name="decision" value="deny">Deny<\/button>/);
+    // Deny and Allow side by side: Allow the primary button, Deny a secondary one.
+    expect(consent.html).toMatch(
+      /<button type="submit" name="decision" value="deny" class="secondary">Deny<\/button>/,
+    );
     expect(consent.html).toMatch(/<button type="submit" name="decision" value="allow">Allow<\/button>/);
   });
 

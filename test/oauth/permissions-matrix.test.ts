@@ -942,22 +942,22 @@ async function run(spec: Spec, c: Case) {
       break;
     case 'Forbidden':
       expect(code, what).toBe('Forbidden');
-      expect(e?.extensions?.meta?.Reason, what).not.toBe('InsufficientScope');
+      expect(e?.extensions?.meta?.reason, what).not.toBe('InsufficientScope');
       break;
     case 'NotFound':
       expect(code, what).toBe('NotFound');
       break;
     case 'State':
       expect(code, what).toBe('InvalidStateTransition');
-      expect(e?.extensions?.meta?.State, what).toBeTypeOf('string');
+      expect(e?.extensions?.meta?.state, what).toBeTypeOf('string');
       break;
     case 'Conflict':
       expect(code, what).toBe('Conflict');
-      expect(e?.extensions?.meta?.Reason, what).toBe('CarInUse');
+      expect(e?.extensions?.meta?.reason, what).toBe('CarInUse');
       break;
     case 'Refused':
       expect(['NotFound', 'Forbidden'], what).toContain(code);
-      expect(e?.extensions?.meta?.Reason, what).not.toBe('InsufficientScope');
+      expect(e?.extensions?.meta?.reason, what).not.toBe('InsufficientScope');
       break;
   }
 }

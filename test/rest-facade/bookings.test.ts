@@ -103,6 +103,15 @@ describe('bookings', () => {
     ).toMatchObject({
       ErrorCode: 'InvalidStateTransition',
     });
+    const early = await env.call('PUT', `/api/bookings/${b.Id}/use`, { token: borrower });
+    const opens = new Date(new Date(b.StartDateUtc).getTime() - 15 * 60_000).toISOString();
+    const closes = new Date(new Date(b.EndDateUtc).getTime() - 15 * 60_000).toISOString();
+    expect(early.status).toBe(400);
+    expect(early.json.ResponseStatus).toMatchObject({
+      ErrorCode: 'RuleViolation',
+      Meta: { Rule: 'OutsideUseWindow', OpensDateUtc: opens, ClosesDateUtc: closes },
+    });
+    expect(early.json.ResponseStatus.Message).toContain(`from ${opens} until ${closes}`);
     env.h.clock.set(new Date(new Date(b.StartDateUtc).getTime() - 10 * 60_000));
     expect((await env.call('PUT', `/api/bookings/${b.Id}/use`, { token: borrower })).json.Booking.State).toBe(
       'InUse',

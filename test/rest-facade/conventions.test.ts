@@ -201,6 +201,7 @@ describe('search', () => {
     const r = await call('GET', `/api/cars?limit=${limit}`);
     expect(r.status).toBe(400);
     expect(r.json.ResponseStatus.Errors[0]).toMatchObject({ FieldName: 'Limit', ErrorCode: code });
+    expect(r.json.ResponseStatus.Errors[0].Message).toMatch(/^Limit /);
   });
 
   it('distinct keeps one car per value and counts the values', async () => {

@@ -74,6 +74,7 @@ describe('verifications', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.json.ResponseStatus.Errors[0].FieldName).toBe('Evidence.EmailAddress');
+    expect(bad.json.ResponseStatus.Errors[0].Message).toMatch(/^Evidence\.EmailAddress must be /);
 
     const sub = await env.call('PUT', `/api/verifications/${id}/submit`, {
       token,
@@ -160,6 +161,9 @@ describe('cars', () => {
     expect(empty.status).toBe(400);
     expect(empty.json.ResponseStatus.ErrorCode).toBe('NotEmpty');
     expect(empty.json.ResponseStatus.Errors.map((e: any) => e.FieldName)).toContain('Make');
+    // Messages name the field as FieldName does: `Make must …`, one capitalisation style.
+    for (const e of [...r.json.ResponseStatus.Errors, ...empty.json.ResponseStatus.Errors])
+      expect(e.Message.startsWith(`${e.FieldName} `), e.Message).toBe(true);
   });
 
   it('GET /api/cars searches; PATCH, list, unlist, DELETE', async () => {

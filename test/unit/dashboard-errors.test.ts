@@ -21,14 +21,16 @@ describe('describeError', () => {
         errors: [
           { code: 'TooShort', field: 'name', message: 'name must be at least 3 characters' },
           { code: 'InvalidFormat', field: 'config.url', message: 'config.url: ftp://x must be https' },
+          { code: 'TooLong', field: 'input.firstName', message: 'FirstName must be at most 50 characters' },
         ],
       },
-      { name: 'Name', 'config.url': 'URL' },
+      { name: 'Name', 'config.url': 'URL', firstName: 'First name' },
     );
     expect(p.summary).toBe('Some fields need your attention.');
     expect(p.fields.map((f) => f.message)).toEqual([
       'Name must be at least 3 characters',
       'URL: ftp://x must be https',
+      'First name must be at most 50 characters',
     ]);
   });
 
@@ -38,11 +40,11 @@ describe('describeError', () => {
         code: 'RuleViolation',
         message: 'Too late',
         errors: [],
-        meta: { Rule: 'DecisionTooLate' },
+        meta: { rule: 'DecisionTooLate' },
       }).summary,
     ).toBe('A rule of the car share does not allow this. Too late (DecisionTooLate)');
     expect(
-      describeError({ code: 'InternalServerError', message: 'x', errors: [], meta: { RequestId: 'req-42' } })
+      describeError({ code: 'InternalServerError', message: 'x', errors: [], meta: { requestId: 'req-42' } })
         .summary,
     ).toContain('req-42');
     expect(
