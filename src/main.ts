@@ -25,6 +25,7 @@ process.on('unhandledRejection', (err) => {
 
 try {
   const service = await startService({ config, log });
+  const base = config.PUBLIC_URL.replace(/\/+$/, '');
   log.info(
     {
       url: config.PUBLIC_URL,
@@ -32,7 +33,7 @@ try {
       httpPort: service.httpPort,
       embedded: !config.DATABASE_URL,
     },
-    'carshare is listening',
+    `Carshare is ready at ${base} (API reference ${base}/docs, dashboard ${base}/dashboard)`,
   );
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -52,8 +53,10 @@ try {
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // Kept for the whole stop, not `once`: Ctrl-C signals the whole foreground group, so `npm start` forwards a second
+  // SIGINT right after the terminal's, and Node's default action for it would kill the process mid-shutdown.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 } catch (err) {
   log.fatal({ err }, 'could not start');
   process.exit(1);
