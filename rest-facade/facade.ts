@@ -49,6 +49,8 @@ export interface FacadeDeps {
   exclude?: readonly string[];
   /** Told about errors that became a 500. */
   onError?(err: unknown, requestId: string): void;
+  /** Markdown appended to the OpenAPI document's description (a guide for newcomers). */
+  guide?: string;
 }
 
 export interface Facade {
@@ -82,12 +84,11 @@ export function createFacade(deps: FacadeDeps): Facade {
   const base = deps.publicUrl.replace(/\/+$/, '');
 
   const handle = createHandler({ deps, table, documents, base, prefix });
-  const serveReference = referenceServer(table, base, prefix);
+  const serveReference = referenceServer(table, base, prefix, deps.guide);
 
   const middleware: Koa.Middleware = async (ctx, next) => {
     const path = ctx.path;
-    if (ctx.method === 'GET' && (path === '/docs' || path === '/docs/')) return serveReference(ctx, 'html');
-    if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx, 'json');
+    if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx);
     if (!(path === prefix || path.startsWith(`${prefix}/`))) return next();
     if (exclude.some((x) => path === x || path.startsWith(`${x}/`))) return next();
     const requestId = (ctx.state.requestId as string | undefined) ?? randomUUID();

@@ -47,7 +47,9 @@ export async function startPostmaster(dataDir: string, port: number): Promise<Po
       }
     };
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}) while starting:\n${log}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`embedded PostgreSQL exited (${code}) while starting:\n${log}`)),
+    );
   });
   return {
     async stop() {

@@ -1,0 +1,43 @@
+// Static files of the browser tools (the API reference renderer, GraphiQL) served from installed npm packages,
+// read once and answered with a strong ETag, so that nothing is fetched from elsewhere.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type Koa from 'koa';
+
+/** A file of an installed package, by a path relative to the folder of its main module. */
+export function packageFile(pkg: string, relative: string): string {
+  return join(dirname(fileURLToPath(import.meta.resolve(pkg))), relative);
+}
+
+export interface Asset {
+  type: string;
+  body: Buffer | string;
+}
+
+/** Answers a GET with a file's bytes, or 304 when the client holds them already. */
+export function serveAsset(ctx: Koa.Context, asset: Asset, maxAgeSeconds = 3600): void {
+  const etag =
+    etags.get(asset) ?? `"${createHash('sha256').update(asset.body).digest('base64url').slice(0, 27)}"`;
+  etags.set(asset, etag);
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = asset.type;
+  ctx.body = asset.body;
+}
+const etags = new WeakMap<Asset, string>();
+
+/** Reads a file the first time it is asked for. */
+export function lazyFile(path: string, type: string): () => Asset {
+  let asset: Asset | undefined;
+  return () => {
+    asset ??= { type, body: readFileSync(path) };
+    return asset;
+  };
+}
