@@ -172,9 +172,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(edge.httpsOnly);
   koa.use(edge.errors);
   koa.use(cors(deps.config.CORS_ORIGINS));
-  koa.use(landing(deps.config.PUBLIC_URL));
-  koa.use(docs());
-  koa.use(graphiql());
 
   // Shared by instances through Redis when configured: rate-limit counters and REST cache invalidation.
   // A command fails after one reconnection attempt instead of waiting in a queue: while Redis is down, rate limits
@@ -197,6 +194,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       onStoreError: redisTrouble,
     }),
   );
+
+  koa.use(landing(deps.config.PUBLIC_URL));
+  koa.use(docs());
+  koa.use(graphiql());
 
   const router = new Router();
   router.get('/metrics', metrics.handler(deps.metricsToken));

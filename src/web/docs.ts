@@ -11,14 +11,15 @@ export const DOCS_CSP =
 
 const PAGE =
   '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ' +
-  'content="width=device-width,initial-scale=1"><title>Carshare API reference</title></head><body>' +
+  'content="width=device-width,initial-scale=1"><title>Carshare API reference</title><link rel="icon" href="data:,"></head><body>' +
   '<noscript>The interactive reference needs JavaScript. The document itself: ' +
   '<a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).</noscript>' +
-  '<div id="api-reference"></div><script src="/docs/assets/scalar.js"></script>' +
+  '<div id="reference"></div><script src="/docs/assets/scalar.js"></script>' +
   '<script src="/docs/assets/init.js"></script></body></html>';
 
-// A separate file rather than an inline script, so the policy needs no 'unsafe-inline' for scripts.
-const INIT = `Scalar.createApiReference('#api-reference', ${JSON.stringify({
+// A separate file rather than an inline script, so the policy needs no 'unsafe-inline' for scripts. (The mount
+// point is not `#api-reference`: the bundle would mount a second, unconfigured reference there by itself.)
+const INIT = `Scalar.createApiReference('#reference', ${JSON.stringify({
   url: '/api/openapi.json',
   withDefaultFonts: false,
   telemetry: false,

@@ -34,8 +34,6 @@ const INIT = `globalThis.MonacoEnvironment = {
 YogaGraphiQL.renderYogaGraphiQL(document.getElementById('graphiql'), {
   endpoint: '/graphql',
   title: 'Carshare GraphQL',
-  defaultQuery: '# Ask for a token (see /docs, Getting started), then add the header below:\\n' +
-    '# {"Authorization": "Bearer <access_token>"}\\n{\\n  __typename\\n}\\n',
 });
 `;
 

@@ -37,7 +37,7 @@ On the machine running the service, in its folder (\`npm start\` running in anot
 2. Ask for a token (the command printed by step 1, with your own id and secret):
 
    \`\`\`sh
-   ${curl} -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials ${base}/api/oauth/token
+   ${curl} -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials -d scope=cars:read ${base}/api/oauth/token
    \`\`\`
 
    The answer holds \`access_token\` (valid ${duration(g.accessTokenSeconds)}).
@@ -67,8 +67,8 @@ The authorization server is OAuth 2.0 / OpenID Connect at issuer \`${base}/api/o
 ### Client credentials (server to server)
 
 An application acting as itself: \`grant_type=client_credentials\` with its id and secret in HTTP Basic
-(\`-u id:secret\`) or as the form fields \`client_id\` and \`client_secret\`. \`scope\` is optional: without it the token
-carries every API scope the application is allowed. These tokens are not refreshed: ask for a new one.
+(\`-u id:secret\`) or as the form fields \`client_id\` and \`client_secret\`, and \`scope\`: space-separated scopes
+among those the application is allowed. These tokens are not refreshed: ask for a new one.
 
 ### Authorization code with PKCE (acting for a user)
 

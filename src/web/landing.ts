@@ -24,7 +24,7 @@ function page(links: ReturnType<typeof landingLinks>): string {
     `<li><a href="${escapeText(href)}">${escapeText(label)}</a> — ${what}</li>`;
   return (
     '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ' +
-    `content="width=device-width,initial-scale=1"><title>Carshare</title><style>${STYLE}</style></head><body>` +
+    `content="width=device-width,initial-scale=1"><title>Carshare</title><link rel="icon" href="data:,"><style>${STYLE}</style></head><body>` +
     '<h1>Carshare</h1><p>The car-sharing API: REST, GraphQL, OAuth 2.0 and webhooks.</p><ul>' +
     item(links.Docs, 'API reference', 'start here: <b>Getting started</b> and <b>Authentication</b>') +
     item(links.Dashboard, 'Dashboard', 'operators and registered applications') +
