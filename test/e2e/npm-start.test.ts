@@ -50,7 +50,7 @@ const alive = (pid: number) => {
   }
 };
 
-export interface Started {
+interface Started {
   pid: number;
   base: string;
   env: Record<string, string>;
@@ -59,7 +59,7 @@ export interface Started {
 }
 
 /** `npm start` in its own process group, as a terminal or a process manager starts it; resolves once ready. */
-export async function npmStart(env: Record<string, string>): Promise<Started> {
+async function npmStart(env: Record<string, string>): Promise<Started> {
   const port = await freePort();
   const full = {
     PATH: process.env.PATH ?? '',
@@ -183,17 +183,22 @@ describe('npm start on the embedded PostgreSQL', () => {
 
 describe('npm start on an external PostgreSQL (DATABASE_URL)', () => {
   let url: URL;
+  const server = new URL(inject('databaseUrl'));
+  server.pathname = '/postgres';
+  const name = `carshare_npmstart_${Date.now().toString(36)}`;
+  const admin = (sql: string) => {
+    const c = new pg.Client({ connectionString: server.toString() });
+    return c
+      .connect()
+      .then(() => c.query(sql))
+      .finally(() => c.end());
+  };
   beforeAll(async () => {
-    const server = new URL(inject('databaseUrl'));
-    const name = `carshare_npmstart_${Date.now().toString(36)}`;
-    server.pathname = '/postgres';
-    const admin = new pg.Client({ connectionString: server.toString() });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
+    await admin(`create database ${name}`);
     url = new URL(server);
     url.pathname = `/${name}`;
   });
+  afterAll(() => admin(`drop database if exists ${name} with (force)`));
 
   for (const how of ['SIGTERM to npm', 'Ctrl-C'] as const)
     it(`${how} stops it with status 0 and nothing above info`, async () => {
