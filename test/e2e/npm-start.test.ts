@@ -208,6 +208,21 @@ describe('npm start on an external PostgreSQL (DATABASE_URL)', () => {
 });
 
 describe('an older Node', () => {
+  it('npm install under it is quiet about engines (the project brings Node 24)', async () => {
+    // The system npm on the system Node, as a newcomer runs it; --dry-run checks the same tree without writing.
+    const env = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_'))),
+      PATH: '/usr/local/bin:/usr/bin:/bin', // not node_modules/.bin: npm runs on the system Node
+    };
+    const install = (extra: string[]) =>
+      run('/usr/bin/npm', ['install', '--dry-run', '--no-audit', '--no-fund', ...extra], { cwd: root, env });
+    const quiet = await install([]);
+    expect(`${quiet.stdout}${quiet.stderr}`).not.toContain('EBADENGINE');
+    // Without the project's setting, the same install warns: the check above can fail.
+    const loud = await install(['--loglevel=warn']);
+    expect(loud.stderr).toContain('EBADENGINE');
+  }, 120_000);
+
   it('exits 1 with a message naming Node 24 and npm start', async () => {
     const system = '/usr/bin/node';
     const version = execFileSync(system, ['--version'], { encoding: 'utf8' }).trim();
