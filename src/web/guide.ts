@@ -34,7 +34,8 @@ On the machine running the service, in its folder (\`npm start\` running in anot
    npm run --silent admin -- create-client --name "My first app" --grant client_credentials --scopes "cars:read"
    \`\`\`
 
-2. Ask for a token (the command printed by step 1, with your own id and secret):
+2. Ask for a token: run the command step 1 printed, or set \`CLIENT_ID\` and \`CLIENT_SECRET\` to the two values
+   (\`CLIENT_ID='…' CLIENT_SECRET='…'\`) and run:
 
    \`\`\`sh
    ${curl} -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials -d scope=cars:read ${base}/api/oauth/token
@@ -42,7 +43,7 @@ On the machine running the service, in its folder (\`npm start\` running in anot
 
    The answer holds \`access_token\` (valid ${duration(g.accessTokenSeconds)}).
 
-3. Call the API with it:
+3. Set \`ACCESS_TOKEN\` to it (\`ACCESS_TOKEN='…'\`) and call the API:
 
    \`\`\`sh
    ${curl} -H "Authorization: Bearer $ACCESS_TOKEN" ${base}/api/cars
@@ -87,6 +88,12 @@ An application acting for a signed-in user registers a redirect URI and the \`au
 
 The [dashboard](${base}/dashboard) signs in operators exactly this way. A user account is created with
 \`POST /api/useraccounts\` (no token needed) or \`npm run admin -- create-user\`.
+
+To try the whole user flow from the service's folder without writing an app, register one with
+\`--grant authorization_code --redirect-uri http://127.0.0.1:8765/callback --scopes "openid cars:read"\`, then
+\`npm run --silent user-token -- --client-id … --client-secret … --redirect-uri http://127.0.0.1:8765/callback
+--username … --password …\` walks it as a browser would (authorize, sign in, consent, code, PKCE exchange) and
+prints the token response.
 
 ### Token lifetimes
 

@@ -137,7 +137,7 @@ describe('npm start on the embedded PostgreSQL', () => {
     await stopAndCheck(await npmStart({ DATA_DIR: tempDir() }), 'Ctrl-C');
   }, 180_000);
 
-  it('create-client prints, on stderr, a token request that works as printed, and the first call', async () => {
+  it('create-client prints, on stderr, a token request that works as printed; so do /docs’ Getting started steps', async () => {
     const dataDir = tempDir();
     const p = await npmStart({ DATA_DIR: dataDir });
     try {
@@ -175,6 +175,30 @@ describe('npm start on the embedded PostgreSQL', () => {
       const [body, status] = call.stdout.split('\n');
       expect(status).toBe('200');
       expect(JSON.parse(body!)).toMatchObject({ Cars: [] });
+
+      // The reference's Getting started, step by step, with the variables it says to set.
+      const doc = JSON.parse(
+        (
+          await run('curl', [
+            '-s',
+            '--cacert',
+            join(dataDir, 'tls', 'localhost.crt'),
+            `${p.base}/api/openapi.json`,
+          ])
+        ).stdout,
+      ) as { info: { description: string } };
+      const started = doc.info.description.split('## Getting started')[1]!.split('\n## ')[0]!;
+      const steps = [...started.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+      expect(steps).toHaveLength(3);
+      const sh = (cmd: string, vars: Record<string, string> = {}) =>
+        run('sh', ['-c', cmd], { cwd: root, env: { ...p.env, ...vars } });
+      const app = JSON.parse((await sh(steps[0]!)).stdout) as { ClientId: string; ClientSecret: string };
+      const vars = { CLIENT_ID: app.ClientId, CLIENT_SECRET: app.ClientSecret };
+      const guided = JSON.parse((await sh(steps[1]!, vars)).stdout) as { access_token: string };
+      const guidedCall = await sh(`${steps[2]!} -s -w '\\n%{http_code}'`, {
+        ACCESS_TOKEN: guided.access_token,
+      });
+      expect(guidedCall.stdout.split('\n').at(-1)).toBe('200');
     } finally {
       await stopAndCheck(p, 'SIGTERM to npm');
     }
