@@ -1,5 +1,5 @@
 // Cross-origin access for browser applications (CORS_ORIGINS): preflights on the API, GraphQL and the token
-// endpoint, and the headers a script must be allowed to read. Without it, or for an origin not listed, responses
+// endpoint, and on every answer to an allowed origin the headers a script must be allowed to read. Without it, or for an origin not listed, responses
 // carry no CORS header at all, including those the authorization server would add on its own.
 import type Koa from 'koa';
 
@@ -52,7 +52,7 @@ export function cors(origins: string | undefined): Koa.Middleware {
   const allowed = parseCorsOrigins(origins);
   return async (ctx, next) => {
     const origin = ctx.get('Origin');
-    const ok = Boolean(allowed && origin && covered(ctx.path) && (allowed === '*' || allowed.has(origin)));
+    const ok = Boolean(allowed && origin && (allowed === '*' || allowed.has(origin)));
     if (!ok) {
       // The authorization server sets its own CORS headers on some endpoints; here CORS is off for this caller.
       try {
@@ -64,7 +64,8 @@ export function cors(origins: string | undefined): Koa.Middleware {
     }
     const allowOrigin = allowed === '*' ? '*' : origin;
     if (allowed !== '*') ctx.vary('Origin');
-    if (ctx.method === 'OPTIONS') {
+    // Preflights are answered for what a browser application calls: the API, GraphQL and the token endpoint.
+    if (ctx.method === 'OPTIONS' && covered(ctx.path)) {
       ctx.set('Access-Control-Allow-Origin', allowOrigin);
       ctx.set('Access-Control-Allow-Methods', METHODS);
       ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS.join(', '));
