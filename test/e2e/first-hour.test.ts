@@ -109,6 +109,18 @@ describe('the reference and GraphiQL in a browser', () => {
     }
   }, 90_000);
 
+  it('serves the renderer bundles itself, gzipped for clients that take it, and revalidated by ETag', async () => {
+    const r = await e.s.fetch('/docs/assets/scalar.js', { headers: { 'accept-encoding': 'gzip' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(r.headers.get('content-encoding')).toBe('gzip');
+    expect((await r.text()).length).toBeGreaterThan(100_000);
+    const again = await e.s.fetch('/docs/assets/scalar.js', {
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': r.headers.get('etag')! },
+    });
+    expect(again.status).toBe(304);
+  });
+
   it('GraphQL clients still get GraphQL at GET /graphql', async () => {
     const r = await e.s.fetch('/graphql?query=%7B__typename%7D', {
       headers: { accept: 'application/json', 'content-type': 'application/json' },
