@@ -24,10 +24,12 @@ export function serveAsset(ctx: Koa.Context, asset: Asset, maxAgeSeconds = 3600)
   // The bundles are megabytes of JavaScript: a fifth of that on the wire.
   const gzip = asset.body.length > 1024 && ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
   ctx.vary('Accept-Encoding');
-  ctx.set('ETag', gzip ? `"${tag}-gz"` : `"${tag}"`);
   ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
   ctx.set('X-Content-Type-Options', 'nosniff');
-  if (ctx.fresh) {
+  const held = ctx.get('If-None-Match');
+  const etag = gzip ? `"${tag}-gz"` : `"${tag}"`;
+  ctx.set('ETag', etag);
+  if (held === '*' || held.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
     ctx.status = 304;
     return;
   }
