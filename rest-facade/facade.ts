@@ -51,6 +51,8 @@ export interface FacadeDeps {
   exclude?: readonly string[];
   /** Told about errors that became a 500. */
   onError?(err: unknown, requestId: string): void;
+  /** Markdown appended to the OpenAPI document's description (a guide for newcomers). */
+  guide?: string;
 }
 
 export interface Facade {
@@ -85,13 +87,12 @@ export function createFacade(deps: FacadeDeps): Facade {
 
   const routes = routeResolver(table, prefix);
   const handle = createHandler({ deps, table, documents, base, prefix });
-  const serveReference = referenceServer(table, base, prefix);
+  const serveReference = referenceServer(table, base, prefix, deps.guide);
   const serveTypes = typeScriptServer(table, base, prefix);
 
   const middleware: Koa.Middleware = async (ctx, next) => {
     const path = ctx.path;
-    if (ctx.method === 'GET' && (path === '/docs' || path === '/docs/')) return serveReference(ctx, 'html');
-    if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx, 'json');
+    if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx);
     if (ctx.method === 'GET' && path === TYPES_PATH) return serveTypes(ctx);
     if (!routes.owns(path)) return next();
     if (exclude.some((x) => path === x || path.startsWith(`${x}/`))) return next();

@@ -187,7 +187,11 @@ function operation(b: Builder, route: Route): Json {
             : {}),
           content: { 'application/json': { schema: envelopeSchema(b, route) } },
         };
-  const errors = ['400', '401', '403', '404', '406', '429', '500'];
+  // The errors this operation can answer besides those of every request (406, 429, 500), which the guide lists
+  // once: 400 with input, 404 with an id, 409 for a change, 413/415 with a body.
+  const errors = ['401', '403'];
+  if (parameters.length > 1 || requestBody) errors.push('400');
+  if (route.pathArgs.size > 0) errors.push('404');
   if (def.method !== 'GET') errors.push('409');
   if (requestBody) errors.push('413', '415');
   return {
@@ -221,7 +225,7 @@ export function graphqlOverGet(publicUrl: string): string {
   );
 }
 
-export function openApiDocument(table: RouteTable, publicUrl: string, prefix: string): Json {
+export function openApiDocument(table: RouteTable, publicUrl: string, prefix: string, guide?: string): Json {
   const b = new Builder(table);
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of [...table.routes].sort((x, y) => x.def.path.localeCompare(y.def.path))) {
@@ -239,7 +243,8 @@ export function openApiDocument(table: RouteTable, publicUrl: string, prefix: st
       description:
         'ServiceStack-style REST over the Carshare GraphQL core. Responses are PascalCase; JSON by default, ' +
         'or XML, CSV, JSV and HTML by `format` or `Accept`. Errors are `{"ResponseStatus":{...}}`.' +
-        graphqlOverGet(publicUrl),
+        graphqlOverGet(publicUrl) +
+        (guide ? `\n\n${guide}` : ''),
       license: { name: 'Proprietary', url: `${publicUrl}/docs` },
     },
     servers: [{ url: publicUrl }],

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { createUserAccount } from './accounts/account.commands.js';
 import { type Actor, apiScopes } from './auth/actor.js';
-import { createClientFromCli } from './clientapps/client-application.cli.js';
+import { clientNextStep, createClientFromCli } from './clientapps/client-application.cli.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { entities } from './modules.js';
@@ -57,7 +57,9 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, entities });
   try {
-    process.stdout.write(`${JSON.stringify(await command(db, args))}\n`);
+    const result = await command(db, args);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (name === 'create-client') process.stderr.write(clientNextStep(result, args, config));
     return 0;
   } finally {
     await db.close();

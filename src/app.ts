@@ -29,6 +29,11 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { Clock } from './shared/clock.js';
 import { isDomainError } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
+import { cors } from './web/cors.js';
+import { docs } from './web/docs.js';
+import { graphiql } from './web/graphiql.js';
+import { guide } from './web/guide.js';
+import { landing } from './web/landing.js';
 
 export interface AppDeps {
   config: Pick<Config, 'TRUST_PROXY' | 'PUBLIC_URL'> &
@@ -39,6 +44,9 @@ export interface AppDeps {
         | 'RATE_LIMIT_PER_MINUTE'
         | 'RATE_LIMIT_ANONYMOUS_PER_MINUTE'
         | 'RATE_LIMIT_AUTH_PER_MINUTE'
+        | 'CORS_ORIGINS'
+        | 'ACCESS_TOKEN_TTL_SECONDS'
+        | 'REFRESH_TOKEN_TTL_SECONDS'
       >
     >;
   orm: Orm;
@@ -51,6 +59,8 @@ export interface AppDeps {
   /** Prometheus metrics; a fresh registry when not given. */
   metrics?: Metrics;
   metricsToken?: string | undefined;
+  /** The self-signed certificate clients must trust, cited in ready-made curl commands; none for a real one. */
+  caFile?: string | undefined;
 }
 
 export interface App {
@@ -161,6 +171,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(metrics.middleware);
   koa.use(edge.httpsOnly);
   koa.use(edge.errors);
+  koa.use(cors(deps.config.CORS_ORIGINS));
 
   // Shared by instances through Redis when configured: rate-limit counters and REST cache invalidation.
   // A command fails after one reconnection attempt instead of waiting in a queue: while Redis is down, rate limits
@@ -183,6 +194,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       onStoreError: redisTrouble,
     }),
   );
+
+  koa.use(landing(deps.config.PUBLIC_URL));
+  koa.use(docs());
+  koa.use(graphiql());
 
   const router = new Router();
   router.get('/metrics', metrics.handler(deps.metricsToken));
@@ -249,7 +264,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   // The operators dashboard, signed in through the authorization server above as its first-party client.
   if (deps.oauth)
-    koa.use(await createDashboard({ orm, publicUrl: deps.config.PUBLIC_URL, clock, log, execute }));
+    koa.use(
+      await createDashboard({
+        orm,
+        publicUrl: deps.config.PUBLIC_URL,
+        caFile: deps.caFile,
+        clock,
+        log,
+        execute,
+      }),
+    );
 
   // The REST facade at /api (not /api/oauth): same Apollo execution and context as /graphql.
   const facade = createFacade({
@@ -259,6 +283,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
     identify,
     cache: redis ? redisCache(redis, redisTrouble) : memoryCache(),
     onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
+    guide: guide({
+      publicUrl: deps.config.PUBLIC_URL,
+      caFile: deps.caFile,
+      accessTokenSeconds: deps.config.ACCESS_TOKEN_TTL_SECONDS ?? 900,
+      refreshTokenSeconds: deps.config.REFRESH_TOKEN_TTL_SECONDS ?? 1_209_600,
+      perMinute: deps.config.RATE_LIMIT_PER_MINUTE ?? 600,
+      anonymousPerMinute: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE ?? 60,
+      authPerMinute: deps.config.RATE_LIMIT_AUTH_PER_MINUTE ?? 10,
+    }),
   });
   koa.use(facade.middleware);
 

@@ -44,6 +44,13 @@ const envSchema = z.object({
   RATE_LIMIT_AUTH_PER_MINUTE: positiveInt.default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   METRICS_TOKEN: z.string().min(1).optional(),
+  CORS_ORIGINS: z
+    .string()
+    .regex(
+      /^\s*(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)\s*$/,
+      '`*` or a comma-separated list of origins such as https://app.example.com',
+    )
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

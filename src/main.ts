@@ -23,8 +23,27 @@ process.on('unhandledRejection', (err) => {
   log.error({ err }, 'unhandled rejection');
 });
 
+// Listened to from the first moment, not `once`: a stop asked for while starting waits for the start to finish
+// (the embedded database runs in its own process group and would otherwise outlive a killed process), and Ctrl-C
+// signals the whole foreground group, so `npm start` forwards a second SIGINT right after the terminal's, whose
+// default action would kill the process mid-shutdown.
+let stopRequested: string | undefined;
+let shutdown: ((signal: string) => Promise<void>) | undefined;
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.on(signal, () => {
+    if (shutdown) return void shutdown(signal);
+    if (stopRequested) return;
+    stopRequested = signal;
+    // A start that hangs (an unreachable database) still ends; exiting stops the embedded database too.
+    setTimeout(() => {
+      log.error({ signal }, 'stop requested while starting, and the start did not finish in 20 s; exiting');
+      process.exit(1);
+    }, 20_000).unref();
+  });
+
 try {
   const service = await startService({ config, log });
+  const base = config.PUBLIC_URL.replace(/\/+$/, '');
   log.info(
     {
       url: config.PUBLIC_URL,
@@ -32,9 +51,9 @@ try {
       httpPort: service.httpPort,
       embedded: !config.DATABASE_URL,
     },
-    'carshare is listening',
+    `Carshare is ready at ${base} (API reference ${base}/docs, dashboard ${base}/dashboard)`,
   );
-  const shutdown = async (signal: string) => {
+  shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
@@ -52,8 +71,7 @@ try {
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (stopRequested) void shutdown(stopRequested);
 } catch (err) {
   log.fatal({ err }, 'could not start');
   process.exit(1);

@@ -16,7 +16,7 @@ import { listen } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate } from './tls.js';
+import { loadCertificate, selfSignedCertPath } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
 import {
   startWebhooks,
@@ -112,6 +112,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       clock,
       authenticator: opts.authenticator ?? auth.authenticator,
       oauth: auth,
+      // The default self-signed certificate, which ready-made curl commands tell curl to trust.
+      caFile: config.TLS_CERT ? undefined : selfSignedCertPath(config.DATA_DIR),
     });
     const tls = await loadCertificate({
       dataDir: config.DATA_DIR,

@@ -10,6 +10,9 @@ export interface Certificate {
   certPath: string;
 }
 
+/** Where the self-signed certificate of a default start lives. */
+export const selfSignedCertPath = (dataDir: string): string => join(dataDir, 'tls', 'localhost.crt');
+
 export async function loadCertificate(opts: {
   dataDir: string;
   certFile?: string | undefined;
@@ -22,7 +25,7 @@ export async function loadCertificate(opts: {
       certPath: opts.certFile,
     };
   const dir = join(opts.dataDir, 'tls');
-  const certPath = join(dir, 'localhost.crt');
+  const certPath = selfSignedCertPath(opts.dataDir);
   const keyPath = join(dir, 'localhost.key');
   if (existsSync(certPath) && existsSync(keyPath))
     return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };

@@ -67,7 +67,7 @@ async function load(ctx: Koa.Context, op: Op): Promise<App | undefined> {
 const listBack = () => html`<p><a href="${BASE}/clients">All client applications</a></p>`;
 
 export function clientAppRoutes(router: Router, kit: Kit): void {
-  const { operator, publicUrl } = kit;
+  const { operator, publicUrl, caFile } = kit;
 
   router.get(
     '/clients',
@@ -139,7 +139,7 @@ export function clientAppRoutes(router: Router, kit: Kit): void {
         {
           title: `${app.name} is registered`,
           section: 'clients',
-          body: secretPage(app, app.clientSecret, publicUrl, 'created'),
+          body: secretPage(app, app.clientSecret, publicUrl, 'created', caFile),
         },
         201,
       );
@@ -155,7 +155,7 @@ export function clientAppRoutes(router: Router, kit: Kit): void {
           title: app.name,
           section: 'clients',
           notice: noticeOf(ctx.query.notice),
-          body: appPage(app, publicUrl, op.user.csrf),
+          body: appPage(app, publicUrl, op.user.csrf, caFile),
         });
     }),
   );
@@ -177,7 +177,7 @@ export function clientAppRoutes(router: Router, kit: Kit): void {
       op.page({
         title: `New secret for ${app.name}`,
         section: 'clients',
-        body: secretPage(app, app.clientSecret, publicUrl, 'rotated'),
+        body: secretPage(app, app.clientSecret, publicUrl, 'rotated', caFile),
       });
     }),
   );

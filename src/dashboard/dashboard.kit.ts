@@ -23,6 +23,7 @@ export interface Kit {
   operator(handler: Handler): Koa.Middleware;
   sessions: Sessions;
   publicUrl: string;
+  caFile?: string | undefined;
   clock: Clock;
   log: Logger;
 }
@@ -47,7 +48,7 @@ function sameOrigin(ctx: Koa.Context): boolean {
   );
 }
 
-export function createKit(deps: ApiDeps & { log: Logger }): Kit {
+export function createKit(deps: ApiDeps & { log: Logger; caFile?: string | undefined }): Kit {
   const { sessions } = deps;
   const operator =
     (handler: Handler): Koa.Middleware =>
@@ -86,5 +87,12 @@ Nothing was changed.</p><p><a class="button" href="${href(`${BASE}/signin`, { ne
         );
       }
     };
-  return { operator, sessions, publicUrl: deps.publicUrl, clock: deps.clock, log: deps.log };
+  return {
+    operator,
+    sessions,
+    publicUrl: deps.publicUrl,
+    caFile: deps.caFile,
+    clock: deps.clock,
+    log: deps.log,
+  };
 }

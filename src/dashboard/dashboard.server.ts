@@ -27,6 +27,8 @@ import { webhookRoutes } from './webhooks.routes.js';
 export interface DashboardDeps {
   orm: Orm;
   publicUrl: string;
+  /** The self-signed certificate that ready-made curl commands must trust; none for a real certificate. */
+  caFile?: string | undefined;
   clock: Clock;
   log: Logger;
   execute: Execute;

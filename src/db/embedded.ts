@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { embeddedAccessProblem } from './embedded-access.js';
+import { startPostmaster } from './postmaster.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -64,6 +65,18 @@ async function importEmbeddedPostgres() {
   return mod.default;
 }
 
+async function createDatabase(port: number): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password: 'postgres' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query(`create database ${DB_NAME}`);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function startEmbedded(dataDir: string, preferredPort = 54329): Promise<EmbeddedDatabase> {
   const dir = join(dataDir, 'postgres');
   const running = runningPort(dir);
@@ -95,10 +108,11 @@ export async function startEmbedded(dataDir: string, preferredPort = 54329): Pro
     onError: () => undefined,
   });
   if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
-  await pg.createDatabase(DB_NAME).catch(() => undefined); // exists after the first start
+  // Started by the service itself rather than by `pg.start()`, in a process group of its own (see postmaster.ts).
+  const server = await startPostmaster(dir, port);
+  await createDatabase(port).catch(() => undefined); // exists after the first start
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/${DB_NAME}`,
-    stop: () => pg.stop(),
+    stop: () => server.stop(),
   };
 }

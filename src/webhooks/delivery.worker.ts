@@ -90,6 +90,7 @@ export class DeliveryWorker {
       {
         url: target.url,
         deliveryId: c.id,
+        subscriptionId: c.subscriptionId,
         event: c.event,
         body: c.body,
         secrets: target.secrets,

@@ -11,6 +11,8 @@ export const RESPONSE_BODY_LIMIT = 64 * 1024;
 export interface AttemptRequest {
   url: string;
   deliveryId: string;
+  /** Sent as X-Webhook-Subscription-Id: a receiver with several subscriptions knows which secret signed. */
+  subscriptionId: string;
   event: string;
   body: string;
   /** `whsec_` secrets to sign with, newest first: two during a rotation. */
@@ -42,6 +44,7 @@ export function attemptHeaders(req: AttemptRequest, requestId: string): Record<s
     'user-agent': req.userAgent,
     'x-webhook-delivery': req.deliveryId,
     'x-webhook-event': req.event,
+    'x-webhook-subscription-id': req.subscriptionId,
     'request-id': requestId,
     'content-length': String(Buffer.byteLength(req.body)),
     'webhook-id': req.deliveryId,

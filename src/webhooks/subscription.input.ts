@@ -17,6 +17,8 @@ export interface CreateSubscriptionsInput {
   event?: string | null;
   config?: ConfigInput | null;
   url?: string | null;
+  /** An alias of `config.secret`, as `url` is of `config.url`. */
+  secret?: string | null;
 }
 export interface UpdateSubscriptionInput {
   name?: string | null;
@@ -85,13 +87,15 @@ export async function parseCreate(input: CreateSubscriptionsInput, policy: Targe
   const u = urlOf(input);
   const url = await checkUrl(c, u.field, u.value, policy);
   let secret: string | undefined;
-  if (input.config?.secret != null) {
-    secret = parseSecret(input.config.secret);
+  const given = input.config?.secret ?? input.secret;
+  if (given != null) {
+    secret = parseSecret(given);
+    const secretField = input.config?.secret != null ? 'config.secret' : 'secret';
     if (!secret)
       c.add(
         'InvalidValue',
-        'config.secret',
-        'Config.Secret must be base64 of 24 to 64 random bytes, with or without the whsec_ prefix',
+        secretField,
+        `${fieldLabel(secretField)} must be base64 of 24 to 64 random bytes, with or without the whsec_ prefix`,
       );
   }
   checkContentType(c, input.config?.contentType);

@@ -1,6 +1,8 @@
 // The dashboard end to end, client applications: an operator signs in through the service's own authorization
 // server, registers an app, reads its secret once, and the secret works at the token endpoint and the token at
 // the API; rotation kills the old secret; suspension refuses the earlier token; deletion after confirmation.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, heading, OPS, shoot, startE2E, type Watch } from './dashboard.support.js';
@@ -97,6 +99,10 @@ describe('the dashboard: client applications', { timeout: 120_000 }, () => {
     expect(curl).toContain(`${clientId}:${firstSecret}`);
     expect(curl).toContain(`${e.origin}/api/oauth/token`);
     expect(curl).toContain("scope='cars:read reports:read'");
+    // It works as shown, trusting the default self-signed certificate.
+    expect(curl).toMatch(/^curl --cacert \S+\/tls\/localhost\.crt /);
+    const asShown = await promisify(execFile)('sh', ['-c', `${curl} -s`]);
+    expect(JSON.parse(asShown.stdout)).toMatchObject({ access_token: expect.any(String) });
     await shoot(page, 'client-secret', watch);
 
     const t = await clientCredentials(clientId, firstSecret, 'reports:read');

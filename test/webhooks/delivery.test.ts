@@ -92,6 +92,7 @@ describe('the request (CONTRACT §8)', () => {
       'x-webhook-event': 'profile_update',
       'content-length': String(Buffer.byteLength(r.body)),
     });
+    expect(r.headers['x-webhook-subscription-id']).toBe(s!.id);
     expect(r.headers['user-agent']).toMatch(/^Carshare-Webhooks\/\d+\.\d+\.\d+/);
     expect(r.deliveryId).toMatch(/^[0-9a-f]{32}$/);
     expect(r.headers['webhook-id']).toBe(r.deliveryId);

@@ -1,0 +1,126 @@
+// The newcomer's guide at the top of /docs (the OpenAPI description, Markdown): the first token and the first
+// call as commands that work against a fresh `npm start`, then authentication in full, errors and limits.
+import { scopeDescriptions } from '../auth/scope.catalogue.js';
+
+export interface GuideSettings {
+  publicUrl: string;
+  /** The self-signed certificate curl must trust (`--cacert`); absent when a real certificate is configured. */
+  caFile?: string | undefined;
+  accessTokenSeconds: number;
+  refreshTokenSeconds: number;
+  perMinute: number;
+  anonymousPerMinute: number;
+  authPerMinute: number;
+}
+
+const duration = (s: number): string =>
+  s % 86_400 === 0 ? `${s / 86_400} days` : s % 60 === 0 ? `${s / 60} minutes` : `${s} seconds`;
+
+export function guide(g: GuideSettings): string {
+  const base = g.publicUrl.replace(/\/+$/, '');
+  const curl = g.caFile ? `curl --cacert ${g.caFile}` : 'curl';
+  const scopes = Object.entries(scopeDescriptions)
+    .map(([s, d]) => `| \`${s}\` | ${d} |`)
+    .join('\n');
+  return `## Getting started
+
+A client application gets a token from the authorization server and sends it as \`Authorization: Bearer …\`.
+On the machine running the service, in its folder (\`npm start\` running in another terminal):
+
+1. Register an application allowed to search cars. It prints its \`ClientId\` and \`ClientSecret\` (shown only
+   once), then the exact token request for it:
+
+   \`\`\`sh
+   npm run --silent admin -- create-client --name "My first app" --grant client_credentials --scopes "cars:read"
+   \`\`\`
+
+2. Ask for a token: run the command step 1 printed, or set \`CLIENT_ID\` and \`CLIENT_SECRET\` to the two values
+   (\`CLIENT_ID='…' CLIENT_SECRET='…'\`) and run:
+
+   \`\`\`sh
+   ${curl} -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials -d scope=cars:read ${base}/api/oauth/token
+   \`\`\`
+
+   The answer holds \`access_token\` (valid ${duration(g.accessTokenSeconds)}).
+
+3. Set \`ACCESS_TOKEN\` to it (\`ACCESS_TOKEN='…'\`) and call the API:
+
+   \`\`\`sh
+   ${curl} -H "Authorization: Bearer $ACCESS_TOKEN" ${base}/api/cars
+   \`\`\`
+
+${g.caFile ? `\`--cacert\` trusts the self-signed certificate the service made on its first start; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}Operators can register applications in the [dashboard](${base}/dashboard) too: each application's page shows
+its token request ready to copy. GraphQL takes the same token at \`${base}/graphql\` (GraphiQL in a browser).
+
+## Authentication
+
+The authorization server is OAuth 2.0 / OpenID Connect at issuer \`${base}/api/oauth\`; its discovery document is
+[\`/api/oauth/.well-known/openid-configuration\`](${base}/api/oauth/.well-known/openid-configuration).
+
+| Endpoint | Path |
+|---|---|
+| Authorization | \`/api/oauth/auth\` |
+| Token | \`/api/oauth/token\` |
+| Introspection | \`/api/oauth/token/introspection\` |
+| Revocation | \`/api/oauth/token/revocation\` |
+| JWKS | \`/api/oauth/jwks\` |
+
+### Client credentials (server to server)
+
+An application acting as itself: \`grant_type=client_credentials\` with its id and secret in HTTP Basic
+(\`-u id:secret\`) or as the form fields \`client_id\` and \`client_secret\`, and \`scope\`: space-separated scopes
+among those the application is allowed. These tokens are not refreshed: ask for a new one.
+
+### Authorization code with PKCE (acting for a user)
+
+An application acting for a signed-in user registers a redirect URI and the \`authorization_code\` grant (plus
+\`--refresh\` for refresh tokens). Then, as any OpenID Connect client library does:
+
+1. Make a random \`code_verifier\` (43–128 characters) and its \`code_challenge\` = base64url(SHA-256(verifier)).
+2. Send the user's browser to
+   \`${base}/api/oauth/auth?response_type=code&client_id=…&redirect_uri=…&scope=openid%20offline_access%20cars:read&code_challenge=…&code_challenge_method=S256&state=…\`.
+   The user signs in and consents (once per application); the browser comes back to the redirect URI with \`code\`.
+3. Exchange it: \`POST /api/oauth/token\` with \`grant_type=authorization_code\`, \`code\`, \`redirect_uri\`,
+   \`code_verifier\` and the client's credentials. The answer holds \`access_token\` and, with \`offline_access\`
+   and an application allowed to refresh, \`refresh_token\`.
+4. Renew without the user: \`grant_type=refresh_token&refresh_token=…\`. Every refresh returns a new refresh
+   token; using an old one again revokes the whole grant.
+
+The [dashboard](${base}/dashboard) signs in operators exactly this way. A user account is created with
+\`POST /api/useraccounts\` (no token needed) or \`npm run admin -- create-user\`.
+
+To try the whole user flow from the service's folder without writing an app, register one with
+\`--grant authorization_code --redirect-uri http://127.0.0.1:8765/callback --scopes "openid cars:read"\`, then
+\`npm run --silent user-token -- --client-id … --client-secret … --redirect-uri http://127.0.0.1:8765/callback
+--username … --password …\` walks it as a browser would (authorize, sign in, consent, code, PKCE exchange) and
+prints the token response.
+
+### Token lifetimes
+
+| Token | Lifetime |
+|---|---|
+| Access token (opaque) | ${duration(g.accessTokenSeconds)} |
+| Refresh token | ${duration(g.refreshTokenSeconds)}, rotated on every use |
+
+A request without a token is \`401\` with \`WWW-Authenticate: Bearer realm="carshare"\`; a bad, expired or revoked
+token is \`401\` with \`error="invalid_token"\`; a token without the scope an operation needs is \`403\` with
+\`error="insufficient_scope"\`.
+
+### Scopes
+
+| Scope | Grants |
+|---|---|
+${scopes}
+
+## Errors and limits
+
+Errors are \`{"ResponseStatus":{"ErrorCode","Message","Errors":[{"ErrorCode","FieldName","Message"}],"Meta"}}\`.
+Besides the errors listed with each operation, any request may answer \`406 UnsupportedFormat\` (unknown
+\`format\`), \`429 TooManyRequests\` and \`500 InternalServerError\` (quote \`Meta.RequestId\` to support).
+
+Rate limits, per one-minute window: ${g.perMinute} requests per token subject, ${g.anonymousPerMinute} per
+client IP without a token, and ${g.authPerMinute} sign-in, sign-up and token requests per client IP. Every
+response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; a \`429\` carries \`Retry-After\`
+(seconds).
+`;
+}
