@@ -25,7 +25,7 @@ import {
   searchCarBookings,
 } from './booking.queries.js';
 import { estimatedCost } from './booking-cost.js';
-import { type RequestBookingInput, requestBooking } from './booking-request.commands.js';
+import { carOfRequest, type RequestBookingInput, requestBooking } from './booking-request.commands.js';
 import { type CarBooking, CarBookingSchema } from './car-booking.entity.js';
 import { setCarLock } from './car-lock.commands.js';
 import type { CarLockDevice } from './car-lock.port.js';
@@ -88,7 +88,16 @@ export function createBookingsModule({ policy, lockDevice }: BookingsDeps): Doma
           b.startDateUtc,
           b.endDateUtc,
         ),
-      car: (b: CarBooking, _: unknown, ctx: Context) => carById(ctx).load(b.carId),
+      car: (b: CarBooking, _: unknown, ctx: Context) => {
+        const written = carOfRequest.get(b);
+        if (!written) return carById(ctx).load(b.carId);
+        // The car a request was checked against answers its embed; asking for its owner's profile now puts
+        // it in the same statement as the borrower's.
+        void profileByUserId(ctx)
+          .load(written.ownerId)
+          .catch(() => undefined);
+        return written;
+      },
       borrower: (b: CarBooking, _: unknown, ctx: Context) => profileByUserId(ctx).load(b.borrowerId),
       feedbacks: (b: CarBooking, _: unknown, ctx: Context) => feedbacksByBooking(ctx).load(b.id),
     },
