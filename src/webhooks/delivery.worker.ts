@@ -1,13 +1,16 @@
-// The delivery worker of one instance: claims due deliveries (a lease each), sends them with bounded
-// concurrency, and records each outcome. Several instances run side by side; each delivery has one holder.
+// The delivery worker of one instance: claims due deliveries in batches (a lease each), finds their targets in
+// the cache, sends them with bounded concurrency, and records the outcomes in batches. Several instances run
+// side by side; each delivery has one holder.
 import type { Dispatcher } from 'undici';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
-import { type Claimed, claimDue, loadTarget, recordAttempt, releaseUnsent } from './delivery.store.js';
+import { AttemptRecorder } from './attempt.recorder.js';
+import { type Claimed, claimDue, recordAttempts, releaseUnsent } from './delivery.store.js';
 import { decide, type RetryPolicy } from './outcome.js';
 import { Pump } from './pump.js';
 import { sendAttempt } from './send.js';
+import type { Target, TargetCache } from './target.cache.js';
 import type { DeliveryOutcome, OutcomeCounter } from './webhook.metrics.js';
 
 export interface WorkerOptions {
@@ -16,7 +19,8 @@ export interface WorkerOptions {
   log: Logger;
   dispatcher: Dispatcher;
   policy: RetryPolicy;
-  decrypt: (blob: string, subscriptionId: string) => string;
+  /** Subscription targets (URL, secrets, status), kept current by NOTIFY. */
+  targets: TargetCache;
   timeoutMs: number;
   allowPrivate: boolean;
   /** Requests in flight at once in this instance. */
@@ -35,9 +39,11 @@ export class DeliveryWorker {
   readonly #o: WorkerOptions;
   readonly #inflight = new Set<Promise<void>>();
   readonly #pump: Pump;
+  readonly #recorder: AttemptRecorder;
 
   constructor(opts: WorkerOptions) {
     this.#o = opts;
+    this.#recorder = new AttemptRecorder((batch) => recordAttempts(opts.orm.em.fork(), batch));
     this.#pump = new Pump(
       () => this.#step(),
       opts.pollMs,
@@ -52,13 +58,20 @@ export class DeliveryWorker {
   async #step(): Promise<boolean> {
     const free = this.#o.concurrency - this.#inflight.size;
     if (free <= 0) return false;
-    const claimed = await claimDue(this.#o.orm.em.fork(), {
+    const em = this.#o.orm.em.fork();
+    const claimed = await claimDue(em, {
       now: this.#o.clock.now(),
       leaseMs: this.#o.leaseMs,
       limit: free,
     });
+    if (claimed.length === 0) return false;
+    const targets = await this.#o.targets.get(
+      em,
+      claimed.map((c) => c.subscriptionId),
+      this.#o.clock.now(),
+    );
     for (const c of claimed) {
-      const p: Promise<void> = this.#deliver(c)
+      const p: Promise<void> = this.#deliver(c, targets.get(c.subscriptionId))
         .catch((err) => this.#o.log.error({ err, deliveryId: c.id }, 'webhook delivery failed to record'))
         .finally(() => {
           this.#inflight.delete(p);
@@ -69,13 +82,10 @@ export class DeliveryWorker {
     return claimed.length === free;
   }
 
-  async #deliver(c: Claimed): Promise<void> {
+  async #deliver(c: Claimed, target: Target | undefined): Promise<void> {
     const { orm, clock } = this.#o;
     const em = orm.em.fork();
     const attemptedAt = clock.now();
-    const target = await loadTarget(em, c.subscriptionId, attemptedAt, (b) =>
-      this.#o.decrypt(b, c.subscriptionId),
-    );
     const count = (o: DeliveryOutcome) => this.#o.onOutcome?.(o);
     if (!target || target.deleted) {
       await releaseUnsent(em, c, 'Cancelled', attemptedAt);
@@ -116,7 +126,7 @@ export class DeliveryWorker {
       },
       'webhook attempt',
     );
-    const mine = await recordAttempt(em, {
+    const mine = await this.#recorder.record({
       claimed: c,
       result,
       outcome,

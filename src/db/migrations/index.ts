@@ -6,6 +6,7 @@ import { Migration20261125000400_oauth } from './Migration20261125000400_oauth.j
 import { Migration20261125000500_webhooks } from './Migration20261125000500_webhooks.js';
 import { Migration20261125000600_bookings } from './Migration20261125000600_bookings.js';
 import { Migration20261126000100_event_request_id } from './Migration20261126000100_event_request_id.js';
+import { Migration20261126000200_webhook_subscription_notify } from './Migration20261126000200_webhook_subscription_notify.js';
 
 export const migrations = [
   { name: 'Migration20261125000100_core', class: Migration20261125000100_core },
@@ -15,4 +16,8 @@ export const migrations = [
   { name: 'Migration20261125000500_webhooks', class: Migration20261125000500_webhooks },
   { name: 'Migration20261125000600_bookings', class: Migration20261125000600_bookings },
   { name: 'Migration20261126000100_event_request_id', class: Migration20261126000100_event_request_id },
+  {
+    name: 'Migration20261126000200_webhook_subscription_notify',
+    class: Migration20261126000200_webhook_subscription_notify,
+  },
 ];
