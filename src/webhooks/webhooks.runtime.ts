@@ -24,7 +24,7 @@ const FANOUT_BATCH = 200;
 const FANOUT_SETTLE_MS = 10;
 const STOP_GRACE_MS = 15_000;
 /** Attempts in flight at once in an instance, and connections at once to one receiver's origin. */
-const CONCURRENCY = 64;
+export const CONCURRENCY = 64;
 const CONNECTIONS_PER_HOST = 16;
 
 export interface WebhookRuntimeOptions {

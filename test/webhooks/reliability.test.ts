@@ -7,6 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
+/** Per-process delivery concurrency (the runtime's default): what a killed process can have in flight. */
+import { CONCURRENCY } from '../../src/webhooks/webhooks.runtime.js';
 import { asOps } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
 import { type Running, startProcess, waitReady } from '../support/process.js';
@@ -14,8 +16,6 @@ import { type Receiver, type Reply, startReceiver, waitFor } from './receiver.js
 import { CREATE, rows, type S, webhookHarness } from './support.js';
 
 const EVENTS = 2000;
-/** Per-process delivery concurrency (the runtime's default): what a killed process can have in flight. */
-const CONCURRENCY = 16;
 
 let h: Harness;
 let rx: Receiver;
