@@ -7,6 +7,7 @@ import { createFeedback, type FeedbackInput } from '../feedback/feedback.command
 import { feedbacksByBooking } from '../feedback/feedback.loaders.js';
 import type { Context } from '../graphql/context.js';
 import type { DomainModule } from '../graphql/module.js';
+import { ratingBySubject } from '../ratings/rating.loaders.js';
 import {
   approveBooking,
   cancelBooking,
@@ -91,15 +92,20 @@ export function createBookingsModule({ policy, lockDevice }: BookingsDeps): Doma
       car: (b: CarBooking, _: unknown, ctx: Context) => {
         const written = carOfRequest.get(b);
         if (!written) return carById(ctx).load(b.carId);
-        // The car a request was checked against answers its embed; asking for its owner's profile now puts
-        // it in the same statement as the borrower's.
+        // The car a request was checked against answers its embed. Asking now for its owner's profile and the
+        // borrower's rating puts them in the statements that read the borrower's profile and the car's rating.
         void profileByUserId(ctx)
           .load(written.ownerId)
+          .catch(() => undefined);
+        void ratingBySubject(ctx)
+          .load({ subjectType: 'UserAccount', subjectId: b.borrowerId })
           .catch(() => undefined);
         return written;
       },
       borrower: (b: CarBooking, _: unknown, ctx: Context) => profileByUserId(ctx).load(b.borrowerId),
-      feedbacks: (b: CarBooking, _: unknown, ctx: Context) => feedbacksByBooking(ctx).load(b.id),
+      // A booking just requested has no feedback yet.
+      feedbacks: (b: CarBooking, _: unknown, ctx: Context) =>
+        carOfRequest.has(b) ? [] : feedbacksByBooking(ctx).load(b.id),
     },
   };
   return { name: 'bookings', entities: [CarBookingSchema, CarLockCommandSchema], resolvers };
