@@ -2,6 +2,7 @@
 // queries, changes through commands. Built around a policy (BOOKING_LEAD_MINUTES) and a lock device port.
 import type { IResolvers } from '@graphql-tools/utils';
 import { profileByUserId } from '../accounts/account.loaders.js';
+import { partnerLoader } from '../accounts/counterparties.js';
 import { carById } from '../cars/car.loaders.js';
 import { createFeedback, type FeedbackInput } from '../feedback/feedback.commands.js';
 import { feedbacksByBooking } from '../feedback/feedback.loaders.js';
@@ -31,8 +32,12 @@ import { type CarBooking, CarBookingSchema } from './car-booking.entity.js';
 import { setCarLock } from './car-lock.commands.js';
 import type { CarLockDevice } from './car-lock.port.js';
 import { CarLockCommandSchema } from './car-lock-command.entity.js';
+import { bookingCounterparties } from './counterparties.adapter.js';
 
 type Id = { id: string };
+
+/** The same per-request loader the accounts module asks (by name), answered by this module's adapter. */
+const partners = partnerLoader(bookingCounterparties);
 type Reason = Id & { input?: { reason?: string | null } | null };
 
 export interface BookingsDeps {
@@ -100,6 +105,11 @@ export function createBookingsModule({ policy, lockDevice }: BookingsDeps): Doma
         void ratingBySubject(ctx)
           .load({ subjectType: 'UserAccount', subjectId: b.borrowerId })
           .catch(() => undefined);
+        // An Approved request makes borrower and owner each other's counterparty (the phone number rule).
+        if (b.state === 'Approved')
+          partners(ctx)
+            .prime({ viewerId: b.borrowerId, subjectId: b.ownerId }, true)
+            .prime({ viewerId: b.ownerId, subjectId: b.borrowerId }, true);
         return written;
       },
       borrower: (b: CarBooking, _: unknown, ctx: Context) => profileByUserId(ctx).load(b.borrowerId),
