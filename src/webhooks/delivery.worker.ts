@@ -57,7 +57,8 @@ export class DeliveryWorker {
 
   async #step(): Promise<boolean> {
     const free = this.#o.concurrency - this.#inflight.size;
-    if (free <= 0) return false;
+    // While busy, claim once a quarter of the slots is free: fewer, larger claims.
+    if (free <= 0 || (this.#inflight.size > 0 && free < this.#o.concurrency / 4)) return false;
     const em = this.#o.orm.em.fork();
     const claimed = await claimDue(em, {
       now: this.#o.clock.now(),

@@ -1,7 +1,7 @@
 // R1: no double booking under a race, through the running service over HTTPS. Each round, 50 requests for one
 // period of one car wait as Pending; then their 50 approvals (by the owner) and 50 new auto-approved requests
 // for the same period go out at once. Exactly one may win; afterwards no two Approved/InUse bookings of the car
-// overlap (checked in SQL over every round).
+// overlap (checked in SQL over every round). A won request answers 201, a won approval 202 (CONTRACT §2).
 import { Agent, request } from 'undici';
 import type { Bench } from './measure.js';
 import { BENCH_PASSWORD } from './seed.js';
@@ -77,7 +77,7 @@ export async function runRace(
           call('POST', `/api/cars/${o.carId}/bookings`, o.borrowerToken, period),
         ),
       ]);
-      const won = raced.filter((r) => r.status === 200 || r.status === 201).length;
+      const won = raced.filter((r) => r.status === 201 || r.status === 202).length;
       const refused = raced.filter(
         (r) => r.status === 409 && r.json.ResponseStatus?.ErrorCode === 'CarUnavailable',
       ).length;
