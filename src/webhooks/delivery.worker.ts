@@ -37,7 +37,10 @@ export interface WorkerOptions {
 
 export class DeliveryWorker {
   readonly #o: WorkerOptions;
+  /** Every claimed delivery until its outcome is written. */
   readonly #inflight = new Set<Promise<void>>();
+  /** Of those, the ones still sending: a slot each. The others wait for their batch to be written. */
+  #sending = 0;
   readonly #pump: Pump;
   readonly #recorder: AttemptRecorder;
 
@@ -56,9 +59,12 @@ export class DeliveryWorker {
   }
 
   async #step(): Promise<boolean> {
-    const free = this.#o.concurrency - this.#inflight.size;
-    // While busy, claim once a quarter of the slots is free: fewer, larger claims.
-    if (free <= 0 || (this.#inflight.size > 0 && free < this.#o.concurrency / 4)) return false;
+    const { concurrency } = this.#o;
+    const free = concurrency - this.#sending;
+    // While busy, claim once a quarter of the slots is free (fewer, larger claims), and not while as many
+    // outcomes as there are slots wait to be written.
+    if (free <= 0 || (this.#sending > 0 && free < concurrency / 4)) return false;
+    if (this.#inflight.size - this.#sending >= concurrency) return false;
     const em = this.#o.orm.em.fork();
     const claimed = await claimDue(em, {
       now: this.#o.clock.now(),
@@ -72,9 +78,18 @@ export class DeliveryWorker {
       this.#o.clock.now(),
     );
     for (const c of claimed) {
-      const p: Promise<void> = this.#deliver(c, targets.get(c.subscriptionId))
+      let sending = true;
+      const sent = () => {
+        if (!sending) return;
+        sending = false;
+        this.#sending -= 1;
+        this.#pump.wake();
+      };
+      this.#sending += 1;
+      const p: Promise<void> = this.#deliver(c, targets.get(c.subscriptionId), sent)
         .catch((err) => this.#o.log.error({ err, deliveryId: c.id }, 'webhook delivery failed to record'))
         .finally(() => {
+          sent();
           this.#inflight.delete(p);
           this.#pump.wake();
         });
@@ -83,7 +98,7 @@ export class DeliveryWorker {
     return claimed.length === free;
   }
 
-  async #deliver(c: Claimed, target: Target | undefined): Promise<void> {
+  async #deliver(c: Claimed, target: Target | undefined, sent: () => void): Promise<void> {
     const { orm, clock } = this.#o;
     const em = orm.em.fork();
     const attemptedAt = clock.now();
@@ -109,6 +124,7 @@ export class DeliveryWorker {
       },
       { timeoutMs: this.#o.timeoutMs, allowPrivate: this.#o.allowPrivate },
     );
+    sent();
     const now = clock.now();
     const outcome = decide(result, c, now, this.#o.policy);
     // One line per attempt, joinable with the line of the request that raised the event (eventRequestId).
@@ -150,7 +166,8 @@ export class DeliveryWorker {
     );
   }
 
-  /** Stops claiming; waits for requests in flight (they end by their deadline). Unfinished leases run out. */
+  /** Stops claiming; waits for requests in flight (they end by their deadline) and their outcomes to be
+   * written. Unfinished leases run out. */
   async stop(graceMs: number): Promise<void> {
     await this.#pump.stop();
     let timer: NodeJS.Timeout | undefined;

@@ -23,9 +23,14 @@ const FANOUT_BATCH = 200;
 /** Events committing within this of a wake are fanned out together (a few statements per batch, not per event). */
 const FANOUT_SETTLE_MS = 10;
 const STOP_GRACE_MS = 15_000;
-/** Attempts in flight at once in an instance, and connections at once to one receiver's origin. */
+/**
+ * Attempts sending at once in an instance; as many more may wait for their outcome's batch to be written. A
+ * killed instance leaves at most twice this many attempts unrecorded (sent again when their leases run out).
+ */
 export const CONCURRENCY = 64;
-const CONNECTIONS_PER_HOST = 16;
+export const UNRECORDED_LIMIT = 2 * CONCURRENCY;
+/** Connections at once to one receiver's origin: as many as attempts, so none waits for a connection past its deadline. */
+const CONNECTIONS_PER_HOST = CONCURRENCY;
 
 export interface WebhookRuntimeOptions {
   orm: Orm;
@@ -80,7 +85,7 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
   const dispatcher = new Agent({
     // A bounded pool per target origin: a slow receiver holds at most these connections; its other deliveries
     // wait their turn (within their deadline) instead of opening more.
-    connections: o.connectionsPerHost ?? CONNECTIONS_PER_HOST,
+    connections: o.connectionsPerHost ?? o.concurrency ?? CONNECTIONS_PER_HOST,
     connect: guardedConnector({
       allowPrivate: o.allowPrivateTargets,
       lookup: o.lookup,

@@ -1,7 +1,7 @@
 // S7: webhook fan-out and delivery by the running service, to a local receiver. A burst is one committed event
 // matching 1,000 subscriptions (deliveries per second until the last first attempt); a paced run is 100 events
 // a second to one subscription (event-to-first-attempt latency). The baseline is the same number of bare
-// POSTs from undici to the same receiver over as many connections as the service opens to one receiver.
+// POSTs from undici to the same receiver at the service's delivery concurrency.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,8 +15,8 @@ const SUBSCRIBERS = 1000;
 const BURSTS = 3;
 const PACED_PER_SECOND = 100;
 const PACED_SECONDS = 10;
-/** The service's connections per receiver origin (webhooks.runtime.ts): the baseline sends over as many. */
-const CONCURRENCY = 16;
+/** The service's attempts in flight, one connection each (webhooks.runtime.ts): the baseline sends as many. */
+const CONCURRENCY = 64;
 
 interface Arrival {
   at: number;

@@ -7,7 +7,11 @@ import { signatureHeader } from '../../src/webhooks/send.js';
 it('signs like standardwebhooks, for each secret of a rotation, over bodies with any characters', () => {
   const secrets = [generateSecret(), generateSecret()];
   const timestamp = new Date('2026-11-26T04:05:06.789Z');
-  for (const body of ['{}', '{"Name":"profile_update","Description":"naïve — 車 😀"}', JSON.stringify({ Name: 'x'.repeat(5000) })]) {
+  for (const body of [
+    '{}',
+    '{"Name":"profile_update","Description":"naïve — 車 😀"}',
+    JSON.stringify({ Name: 'x'.repeat(5000) }),
+  ]) {
     const deliveryId = 'a3f2c1d4e5b6a7980123456789abcdef';
     const expected = secrets.map((s) => new Webhook(s).sign(deliveryId, timestamp, body)).join(' ');
     expect(signatureHeader({ deliveryId, timestamp, body, secrets })).toBe(expected);
