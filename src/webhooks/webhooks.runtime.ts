@@ -27,7 +27,7 @@ const STOP_GRACE_MS = 15_000;
  * Attempts sending at once in an instance; as many more may wait for their outcome's batch to be written. A
  * killed instance leaves at most twice this many attempts unrecorded (sent again when their leases run out).
  */
-export const CONCURRENCY = 64;
+export const CONCURRENCY = 16;
 export const UNRECORDED_LIMIT = 2 * CONCURRENCY;
 /** Connections at once to one receiver's origin: as many as attempts, so none waits for a connection past its deadline. */
 const CONNECTIONS_PER_HOST = CONCURRENCY;
