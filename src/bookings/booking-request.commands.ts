@@ -1,6 +1,5 @@
 // Requesting a booking (CONTRACT §6 request): a verified borrower asks for a free period of a bookable car
 // that is not theirs; the car's AutoApprove makes it Approved at once.
-import { UserAccount } from '../accounts/user-account.entity.js';
 import { isSelf } from '../auth/actor.js';
 import type { Car } from '../cars/car.entity.js';
 import type { Context } from '../graphql/context.js';
@@ -8,7 +7,6 @@ import { forbidden, notFound, ruleViolation } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { checkRange } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
-import { isSubjectVerified } from '../verifications/verification.loaders.js';
 import { bookingEventValues } from './booking.events.js';
 import { type BookingPolicy, minutes, shift } from './booking.policy.js';
 import { carUnavailable } from './booking.rules.js';
@@ -23,14 +21,6 @@ export interface RequestBookingInput {
   startDateUtc?: Date | null;
   endDateUtc?: Date | null;
   message?: string | null;
-}
-
-/** Listed, its required verifications Verified, its owner's account Active (CONTRACT §5 Car). */
-export async function isCarBookable(ctx: BookingContext, car: Car): Promise<boolean> {
-  if (car.status !== 'Listed') return false;
-  if (!(await isSubjectVerified(ctx, { subjectType: 'Car', subjectId: car.id }))) return false;
-  const owner = await ctx.em.findOne(UserAccount, { id: car.ownerId }, { fields: ['id', 'status'] });
-  return owner?.status === 'Active';
 }
 
 function checkInput(input: RequestBookingInput): { start: Date; end: Date; message: string | null } {

@@ -49,7 +49,10 @@ const COLUMNS = [
   'last_modified_date_utc',
 ] as const;
 
-/** The casts of the columns passed as text through jsonb_populate_record. */
+/**
+ * A bookable car is Listed, its required verifications Verified and its owner's account Active (CONTRACT §5
+ * Car); a verified borrower has every required kind Verified. Column values arrive as one jsonb record.
+ */
 const SQL = `with b as (select * from jsonb_populate_record(null::car_booking, ?::jsonb)),
   chk as (
     select
