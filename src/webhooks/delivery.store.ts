@@ -89,16 +89,16 @@ export interface AttemptRecord {
 
 /** Writes the attempt and its consequences. Returns false when the lease was lost to another claim. */
 export async function recordAttempt(em: EntityManager, a: AttemptRecord): Promise<boolean> {
-  return (await recordAttempts(em, [a])).has(a.claimed.id);
+  return (await recordAttemptsInTransaction(em, [a])).has(a.claimed.id);
 }
 
 /**
  * Writes a batch of attempts (each of a different delivery) and their consequences in one transaction of three
  * statements: the attempt rows, the deliveries' new state (only where the lease is still ours), the
- * subscriptions' health; then, rarely, the disabling of subscriptions that answered 410 or failed too long.
- * Returns the deliveries whose lease was still held.
+ * subscriptions' health; then the disabling of subscriptions that answered 410 or failed too long. Returns the
+ * deliveries whose lease was still held. (attempt.batch.ts writes a batch without a 410 in one statement.)
  */
-export async function recordAttempts(
+export async function recordAttemptsInTransaction(
   em: EntityManager,
   list: readonly AttemptRecord[],
 ): Promise<Set<string>> {

@@ -49,15 +49,17 @@ export function foldHealth(inputs: readonly HealthInput[]): HealthChange[] {
   return [...by.values()];
 }
 
-/** One statement for the batch; answers each subscription's failing streak start and whether it is active. */
-export const HEALTH_SQL = `update "webhook_subscription" s set
-    "consecutive_failures" = case when h."reset" then 0 else s."consecutive_failures" end + h."failures",
+/** The new health of subscription `s` from a change `h` (the columns of HealthChange). */
+export const HEALTH_SET = `"consecutive_failures" = case when h."reset" then 0 else s."consecutive_failures" end + h."failures",
     "failing_since_date_utc" = case when h."failures" = 0 then
         case when h."reset" then null else s."failing_since_date_utc" end
       when h."reset" then h."failingSince"
       else coalesce(s."failing_since_date_utc", h."failingSince") end,
     "last_success_date_utc" = coalesce(h."lastSuccess", s."last_success_date_utc"),
-    "last_failure_date_utc" = coalesce(h."lastFailure", s."last_failure_date_utc")
+    "last_failure_date_utc" = coalesce(h."lastFailure", s."last_failure_date_utc")`;
+
+/** One statement for the batch; answers each subscription's failing streak start and whether it is active. */
+export const HEALTH_SQL = `update "webhook_subscription" s set ${HEALTH_SET}
   from jsonb_to_recordset(?::jsonb) as h("id" uuid, "reset" boolean, "failures" int, "failingSince" timestamptz,
     "lastSuccess" timestamptz, "lastFailure" timestamptz)
   where s."id" = h."id"
