@@ -53,12 +53,17 @@ export async function flushOccupying(em: EntityManager, start: Date, end: Date):
   try {
     await em.flush();
   } catch (e) {
-    const err = e as { code?: string; detail?: string };
-    if (err.code !== '23P01') throw e;
-    const periods = [...String(err.detail ?? '').matchAll(/\["([^"]+)","([^"]+)"\)/g)];
-    const last = periods.at(-1);
-    const from = last ? pgTimestamp(last[1]!) : null;
-    const to = last ? pgTimestamp(last[2]!) : null;
-    throw carUnavailable(from ?? start, to ?? end);
+    throw asCarUnavailable(e, start, end);
   }
+}
+
+/** An exclusion-constraint violation as CarUnavailable naming the existing period; anything else unchanged. */
+export function asCarUnavailable(e: unknown, start: Date, end: Date): unknown {
+  const err = e as { code?: string; detail?: string };
+  if (err.code !== '23P01') return e;
+  const periods = [...String(err.detail ?? '').matchAll(/\["([^"]+)","([^"]+)"\)/g)];
+  const last = periods.at(-1);
+  const from = last ? pgTimestamp(last[1]!) : null;
+  const to = last ? pgTimestamp(last[2]!) : null;
+  return carUnavailable(from ?? start, to ?? end);
 }

@@ -12,14 +12,15 @@ export interface EventContext {
   requestId?: string | undefined;
 }
 
-export function recordEvent<E extends EventName>(
-  ctx: EventContext,
+/** The values of an event's outbox row, for a command that writes it in its own statement. */
+export function outboxValues<E extends EventName>(
+  ctx: Omit<EventContext, 'em'>,
   name: E,
   fields: EventFields[E],
   audienceUserIds: readonly (string | null | undefined)[],
-): OutboxEvent {
+) {
   const occurred = ctx.clock.now();
-  const ev = ctx.em.create(OutboxEvent, {
+  return {
     id: newId(),
     name,
     payload: buildPayload(name, fields, occurred),
@@ -27,7 +28,16 @@ export function recordEvent<E extends EventName>(
     occurredDateUtc: occurred,
     publishedDateUtc: null,
     requestId: ctx.requestId ?? null,
-  });
+  };
+}
+
+export function recordEvent<E extends EventName>(
+  ctx: EventContext,
+  name: E,
+  fields: EventFields[E],
+  audienceUserIds: readonly (string | null | undefined)[],
+): OutboxEvent {
+  const ev = ctx.em.create(OutboxEvent, outboxValues(ctx, name, fields, audienceUserIds));
   ctx.em.persist(ev);
   return ev;
 }

@@ -1,11 +1,12 @@
 // The delivery table's SQL for the workers: claim due deliveries under a lease (FOR UPDATE SKIP LOCKED), and
-// record an attempt, the delivery's new state and the subscription's health in one transaction.
+// record attempts, the deliveries' new state and the subscriptions' health in one transaction per batch.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../shared/ids.js';
 import type { AttemptTrigger } from './delivery.entity.js';
 import type { Outcome } from './outcome.js';
 import type { AttemptResult } from './send.js';
 import type { DisabledReason } from './subscription.entity.js';
+import { foldHealth, HEALTH_SQL } from './subscription.health.js';
 
 export interface Claimed {
   id: string;
@@ -88,61 +89,100 @@ export interface AttemptRecord {
 
 /** Writes the attempt and its consequences. Returns false when the lease was lost to another claim. */
 export async function recordAttempt(em: EntityManager, a: AttemptRecord): Promise<boolean> {
+  return (await recordAttemptsInTransaction(em, [a])).has(a.claimed.id);
+}
+
+/**
+ * Writes a batch of attempts (each of a different delivery) and their consequences in one transaction of three
+ * statements: the attempt rows, the deliveries' new state (only where the lease is still ours), the
+ * subscriptions' health; then the disabling of subscriptions that answered 410 or failed too long. Returns the
+ * deliveries whose lease was still held. (attempt.batch.ts writes a batch without a 410 in one statement.)
+ */
+export async function recordAttemptsInTransaction(
+  em: EntityManager,
+  list: readonly AttemptRecord[],
+): Promise<Set<string>> {
+  if (list.length === 0) return new Set();
   return em.transactional(async (tx) => {
-    const { claimed, result, outcome, now } = a;
     await run(
       tx,
       `insert into "webhook_attempt" ("id", "delivery_id", "number", "trigger", "attempted_date_utc", "status_code",
         "error", "duration_ms", "request_id", "url", "response_body")
-        select ?, ?, coalesce(max("number"), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? from "webhook_attempt" where "delivery_id" = ?
+        select x."id", x."delivery", coalesce((select max(a."number") from "webhook_attempt" a
+            where a."delivery_id" = x."delivery"), 0) + 1,
+          x."trigger", x."at", x."code", x."error", x."ms", x."rid", x."url", x."body"
+        from jsonb_to_recordset(?::jsonb) as x("id" uuid, "delivery" char(32), "trigger" text, "at" timestamptz,
+          "code" int, "error" text, "ms" int, "rid" text, "url" text, "body" text)
         returning "id"`,
       [
-        newId(),
-        claimed.id,
-        a.trigger,
-        a.attemptedAt,
-        outcome.statusCode,
-        outcome.error,
-        result.durationMs,
-        result.requestId,
-        a.url,
-        result.kind === 'response' ? result.body : null,
-        claimed.id,
+        JSON.stringify(
+          list.map((a) => ({
+            id: newId(),
+            delivery: a.claimed.id,
+            trigger: a.trigger,
+            at: a.attemptedAt.toISOString(),
+            code: a.outcome.statusCode,
+            error: a.outcome.error,
+            ms: a.result.durationMs,
+            rid: a.result.requestId,
+            url: a.url,
+            body: a.result.kind === 'response' ? a.result.body : null,
+          })),
+        ),
       ],
     );
     // A delivery cancelled or skipped meanwhile keeps that status; only the lease holder writes.
-    const mine = await run(
+    const mine = await run<{ id: string }>(
       tx,
-      `update "webhook_delivery" set "status" = case when "status" = 'Pending' then ? else "status" end,
-        "attempt_count" = ?, "next_attempt_date_utc" = case when "status" = 'Pending' then ?::timestamptz end,
-        "manual" = false, "locked_by" = null, "locked_until_utc" = null, "last_modified_date_utc" = ?
-        where "id" = ? and "locked_by" = ? returning "id"`,
-      [outcome.status, outcome.attemptCount, outcome.nextAttemptDateUtc, now, claimed.id, claimed.token],
+      `update "webhook_delivery" d set "status" = case when d."status" = 'Pending' then x."status" else d."status" end,
+        "attempt_count" = x."count", "next_attempt_date_utc" = case when d."status" = 'Pending' then x."next" end,
+        "manual" = false, "locked_by" = null, "locked_until_utc" = null, "last_modified_date_utc" = x."now"
+        from jsonb_to_recordset(?::jsonb) as x("id" char(32), "token" text, "status" text, "count" int,
+          "next" timestamptz, "now" timestamptz)
+        where d."id" = x."id" and d."locked_by" = x."token" returning d."id"`,
+      [
+        JSON.stringify(
+          list.map((a) => ({
+            id: a.claimed.id,
+            token: a.claimed.token,
+            status: a.outcome.status,
+            count: a.outcome.attemptCount,
+            next: a.outcome.nextAttemptDateUtc?.toISOString() ?? null,
+            now: a.now.toISOString(),
+          })),
+        ),
+      ],
     );
-    if (mine.length === 0) return false;
-    if (outcome.success) {
-      await run(
-        tx,
-        `update "webhook_subscription" set "consecutive_failures" = 0, "failing_since_date_utc" = null,
-          "last_success_date_utc" = ? where "id" = ? returning "id"`,
-        [now, claimed.subscriptionId],
-      );
-      return true;
+    const held = new Set(mine.map((r) => r.id.trim()));
+    const ours = list.filter((a) => held.has(a.claimed.id));
+    if (ours.length === 0) return held;
+    const changes = foldHealth(
+      ours.map((a) => ({
+        subscriptionId: a.claimed.subscriptionId,
+        success: a.outcome.success,
+        attemptedAt: a.attemptedAt,
+        now: a.now,
+      })),
+    );
+    const subs = await run<{ id: string; failing_since_date_utc: Date | null; is_active: boolean }>(
+      tx,
+      HEALTH_SQL,
+      [JSON.stringify(changes)],
+    );
+    const failed = new Set(changes.filter((c) => c.failures > 0).map((c) => c.id));
+    for (const sub of subs) {
+      if (!failed.has(sub.id)) continue;
+      const last = ours.filter((a) => a.claimed.subscriptionId === sub.id).at(-1)!;
+      const gone = ours.some((a) => a.claimed.subscriptionId === sub.id && a.outcome.gone);
+      if (gone) await disableSubscription(tx, sub.id, 'Gone', last.now);
+      else if (
+        sub.is_active &&
+        sub.failing_since_date_utc &&
+        last.now.getTime() - new Date(sub.failing_since_date_utc).getTime() >= last.failingWindowMs
+      )
+        await disableSubscription(tx, sub.id, 'Failing', last.now);
     }
-    const [sub] = await run<{ failing_since_date_utc: Date; is_active: boolean }>(
-      tx,
-      `update "webhook_subscription" set "consecutive_failures" = "consecutive_failures" + 1,
-        "last_failure_date_utc" = ?, "failing_since_date_utc" = coalesce("failing_since_date_utc", ?)
-        where "id" = ? returning "failing_since_date_utc", "is_active"`,
-      [now, a.attemptedAt, claimed.subscriptionId],
-    );
-    if (outcome.gone) await disableSubscription(tx, claimed.subscriptionId, 'Gone', now);
-    else if (
-      sub?.is_active &&
-      now.getTime() - new Date(sub.failing_since_date_utc).getTime() >= a.failingWindowMs
-    )
-      await disableSubscription(tx, claimed.subscriptionId, 'Failing', now);
-    return true;
+    return held;
   });
 }
 
@@ -160,41 +200,6 @@ export async function releaseUnsent(
       "last_modified_date_utc" = ? where "id" = ? and "locked_by" = ? returning "id"`,
     [status, now, claimed.id, claimed.token],
   );
-}
-
-export interface Target {
-  url: string;
-  /** Plain `whsec_` secrets, newest first; the previous one only while its overlap lasts. */
-  secrets: string[];
-  isActive: boolean;
-  deleted: boolean;
-}
-
-export async function loadTarget(
-  em: EntityManager,
-  subscriptionId: string,
-  now: Date,
-  decrypt: (blob: string) => string,
-): Promise<Target | undefined> {
-  const [row] = await run<{
-    url: string;
-    secret: string | null;
-    previous_secret: string | null;
-    previous_secret_expires_date_utc: Date | null;
-    is_active: boolean;
-    deleted_date_utc: Date | null;
-  }>(
-    em,
-    `select "url", "secret", "previous_secret", "previous_secret_expires_date_utc", "is_active", "deleted_date_utc"
-      from "webhook_subscription" where "id" = ?`,
-    [subscriptionId],
-  );
-  if (!row) return undefined;
-  const secrets = row.secret ? [decrypt(row.secret)] : [];
-  const overlap = row.previous_secret_expires_date_utc;
-  if (row.previous_secret && overlap && new Date(overlap).getTime() > now.getTime())
-    secrets.push(decrypt(row.previous_secret));
-  return { url: row.url, secrets, isActive: row.is_active, deleted: row.deleted_date_utc !== null };
 }
 
 /** Retention: finished deliveries (and their attempts) older than `before` go, a batch at a time. */

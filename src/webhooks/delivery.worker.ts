@@ -1,13 +1,17 @@
-// The delivery worker of one instance: claims due deliveries (a lease each), sends them with bounded
-// concurrency, and records each outcome. Several instances run side by side; each delivery has one holder.
+// The delivery worker of one instance: claims due deliveries in batches (a lease each), finds their targets in
+// the cache, sends them with bounded concurrency, and records the outcomes in batches. Several instances run
+// side by side; each delivery has one holder.
 import type { Dispatcher } from 'undici';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
-import { type Claimed, claimDue, loadTarget, recordAttempt, releaseUnsent } from './delivery.store.js';
+import { recordAttempts } from './attempt.batch.js';
+import { AttemptRecorder } from './attempt.recorder.js';
+import { type Claimed, claimDue, releaseUnsent } from './delivery.store.js';
 import { decide, type RetryPolicy } from './outcome.js';
 import { Pump } from './pump.js';
 import { sendAttempt } from './send.js';
+import type { Target, TargetCache } from './target.cache.js';
 import type { DeliveryOutcome, OutcomeCounter } from './webhook.metrics.js';
 
 export interface WorkerOptions {
@@ -16,7 +20,8 @@ export interface WorkerOptions {
   log: Logger;
   dispatcher: Dispatcher;
   policy: RetryPolicy;
-  decrypt: (blob: string, subscriptionId: string) => string;
+  /** Subscription targets (URL, secrets, status), kept current by NOTIFY. */
+  targets: TargetCache;
   timeoutMs: number;
   allowPrivate: boolean;
   /** Requests in flight at once in this instance. */
@@ -33,11 +38,16 @@ export interface WorkerOptions {
 
 export class DeliveryWorker {
   readonly #o: WorkerOptions;
+  /** Every claimed delivery until its outcome is written. */
   readonly #inflight = new Set<Promise<void>>();
+  /** Of those, the ones still sending: a slot each. The others wait for their batch to be written. */
+  #sending = 0;
   readonly #pump: Pump;
+  readonly #recorder: AttemptRecorder;
 
   constructor(opts: WorkerOptions) {
     this.#o = opts;
+    this.#recorder = new AttemptRecorder((batch) => recordAttempts(opts.orm.em.fork(), batch));
     this.#pump = new Pump(
       () => this.#step(),
       opts.pollMs,
@@ -50,17 +60,37 @@ export class DeliveryWorker {
   }
 
   async #step(): Promise<boolean> {
-    const free = this.#o.concurrency - this.#inflight.size;
-    if (free <= 0) return false;
-    const claimed = await claimDue(this.#o.orm.em.fork(), {
+    const { concurrency } = this.#o;
+    const free = concurrency - this.#sending;
+    // While busy, claim once a quarter of the slots is free (fewer, larger claims), and not while as many
+    // outcomes as there are slots wait to be written.
+    if (free <= 0 || (this.#sending > 0 && free < concurrency / 4)) return false;
+    if (this.#inflight.size - this.#sending >= concurrency) return false;
+    const em = this.#o.orm.em.fork();
+    const claimed = await claimDue(em, {
       now: this.#o.clock.now(),
       leaseMs: this.#o.leaseMs,
       limit: free,
     });
+    if (claimed.length === 0) return false;
+    const targets = await this.#o.targets.get(
+      em,
+      claimed.map((c) => c.subscriptionId),
+      this.#o.clock.now(),
+    );
     for (const c of claimed) {
-      const p: Promise<void> = this.#deliver(c)
+      let sending = true;
+      const sent = () => {
+        if (!sending) return;
+        sending = false;
+        this.#sending -= 1;
+        this.#pump.wake();
+      };
+      this.#sending += 1;
+      const p: Promise<void> = this.#deliver(c, targets.get(c.subscriptionId), sent)
         .catch((err) => this.#o.log.error({ err, deliveryId: c.id }, 'webhook delivery failed to record'))
         .finally(() => {
+          sent();
           this.#inflight.delete(p);
           this.#pump.wake();
         });
@@ -69,13 +99,10 @@ export class DeliveryWorker {
     return claimed.length === free;
   }
 
-  async #deliver(c: Claimed): Promise<void> {
+  async #deliver(c: Claimed, target: Target | undefined, sent: () => void): Promise<void> {
     const { orm, clock } = this.#o;
     const em = orm.em.fork();
     const attemptedAt = clock.now();
-    const target = await loadTarget(em, c.subscriptionId, attemptedAt, (b) =>
-      this.#o.decrypt(b, c.subscriptionId),
-    );
     const count = (o: DeliveryOutcome) => this.#o.onOutcome?.(o);
     if (!target || target.deleted) {
       await releaseUnsent(em, c, 'Cancelled', attemptedAt);
@@ -99,6 +126,7 @@ export class DeliveryWorker {
       },
       { timeoutMs: this.#o.timeoutMs, allowPrivate: this.#o.allowPrivate },
     );
+    sent();
     const now = clock.now();
     const outcome = decide(result, c, now, this.#o.policy);
     // One line per attempt, joinable with the line of the request that raised the event (eventRequestId).
@@ -117,7 +145,7 @@ export class DeliveryWorker {
       },
       'webhook attempt',
     );
-    const mine = await recordAttempt(em, {
+    const mine = await this.#recorder.record({
       claimed: c,
       result,
       outcome,
@@ -140,7 +168,8 @@ export class DeliveryWorker {
     );
   }
 
-  /** Stops claiming; waits for requests in flight (they end by their deadline). Unfinished leases run out. */
+  /** Stops claiming; waits for requests in flight (they end by their deadline) and their outcomes to be
+   * written. Unfinished leases run out. */
   async stop(graceMs: number): Promise<void> {
     await this.#pump.stop();
     let timer: NodeJS.Timeout | undefined;

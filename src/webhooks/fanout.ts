@@ -23,62 +23,60 @@ export function serializeBody(payload: Record<string, unknown>): string {
 export const DELIVERY_CHANNEL = 'carshare_webhook_delivery';
 export const OUTBOX_CHANNEL = 'carshare_outbox';
 
-/** One batch in one transaction. Returns the events it published (to hand to the bus after commit). */
+/**
+ * One batch in two statements and no explicit transaction: a plain read of unpublished events (their bodies
+ * are serialized here), then one statement that locks those still unpublished (SKIP LOCKED: another instance
+ * has the rest), inserts their deliveries, marks them published and NOTIFYs the workers, atomically. Returns
+ * the events it published (to hand to the bus after commit).
+ */
 export async function fanOutBatch(
   em: EntityManager,
   opts: { now: Date; limit: number },
 ): Promise<BusEvent[]> {
-  return em.transactional(async (tx) => {
-    const conn = tx.getConnection();
-    const trx = tx.getTransactionContext();
-    const rows = await conn.execute<OutboxRow[]>(
-      `select "id", "name", "payload", "audience_user_ids", "occurred_date_utc" from "outbox_event"
-        where "published_date_utc" is null order by "seq" limit ? for update skip locked`,
-      [opts.limit],
-      'all',
-      trx,
-    );
-    if (rows.length === 0) return [];
-    const events: BusEvent[] = rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      payload: r.payload,
-      audienceUserIds: r.audience_user_ids,
-      occurredDateUtc: new Date(r.occurred_date_utc).toISOString(),
-    }));
-    const batch = events.map((e) => ({
-      id: e.id,
-      name: e.name,
-      body: serializeBody(e.payload),
-      audience: e.audienceUserIds,
-      occurred: e.occurredDateUtc,
-    }));
-    // Ops' and client applications' subscriptions get every event; a user's only those about them.
-    const inserted = await conn.execute<{ id: string }[]>(
-      `insert into "webhook_delivery" ("id", "subscription_id", "event_id", "event", "body", "status",
-        "attempt_count", "next_attempt_date_utc", "manual", "occurred_date_utc", "created_date_utc",
-        "last_modified_date_utc")
-      select replace(gen_random_uuid()::text, '-', ''), s."id", e."id", e."name", e."body",
-        case when s."is_active" then 'Pending' else 'Skipped' end, 0,
-        case when s."is_active" then ?::timestamptz end, false, e."occurred", ?, ?
-      from jsonb_to_recordset(?::jsonb) as e("id" uuid, "name" text, "body" text, "audience" jsonb, "occurred" timestamptz)
-      join "webhook_subscription" s on s."event" = e."name" and s."deleted_date_utc" is null
-        and (s."receives_all" or e."audience" @> to_jsonb(s."created_by_id"))
-      on conflict ("event_id", "subscription_id") do nothing
-      returning "id"`,
-      [opts.now, opts.now, opts.now, JSON.stringify(batch)],
-      'all',
-      trx,
-    );
-    await conn.execute(
-      `update "outbox_event" set "published_date_utc" = ?
-        where "id" in (select jsonb_array_elements_text(?::jsonb)::uuid) returning "id"`,
-      [opts.now, JSON.stringify(events.map((e) => e.id))],
-      'all',
-      trx,
-    );
-    if (inserted.length > 0)
-      await conn.execute(`select pg_notify('${DELIVERY_CHANNEL}', '')`, [], 'all', trx);
-    return events;
-  });
+  const conn = em.getConnection();
+  const rows = await conn.execute<OutboxRow[]>(
+    `select "id", "name", "payload", "audience_user_ids", "occurred_date_utc" from "outbox_event"
+      where "published_date_utc" is null order by "seq" limit ?`,
+    [opts.limit],
+  );
+  if (rows.length === 0) return [];
+  const events: BusEvent[] = rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    payload: r.payload,
+    audienceUserIds: r.audience_user_ids,
+    occurredDateUtc: new Date(r.occurred_date_utc).toISOString(),
+  }));
+  const batch = events.map((e) => ({
+    id: e.id,
+    name: e.name,
+    body: serializeBody(e.payload),
+    audience: e.audienceUserIds,
+    occurred: e.occurredDateUtc,
+  }));
+  // Ops' and client applications' subscriptions get every event; a user's only those about them.
+  const [done] = await conn.execute<{ published: string[] | null }[]>(
+    `with e as (select * from jsonb_to_recordset(?::jsonb)
+        as e("id" uuid, "name" text, "body" text, "audience" jsonb, "occurred" timestamptz)),
+      mine as (select o."id" from "outbox_event" o join e on e."id" = o."id"
+        where o."published_date_utc" is null for update of o skip locked),
+      ins as (insert into "webhook_delivery" ("id", "subscription_id", "event_id", "event", "body", "status",
+          "attempt_count", "next_attempt_date_utc", "manual", "occurred_date_utc", "created_date_utc",
+          "last_modified_date_utc")
+        select replace(gen_random_uuid()::text, '-', ''), s."id", e."id", e."name", e."body",
+          case when s."is_active" then 'Pending' else 'Skipped' end, 0,
+          case when s."is_active" then ?::timestamptz end, false, e."occurred", ?, ?
+        from e join mine on mine."id" = e."id"
+        join "webhook_subscription" s on s."event" = e."name" and s."deleted_date_utc" is null
+          and (s."receives_all" or e."audience" @> to_jsonb(s."created_by_id"))
+        on conflict ("event_id", "subscription_id") do nothing
+        returning "id"),
+      pub as (update "outbox_event" o set "published_date_utc" = ? from mine where o."id" = mine."id"
+        returning o."id"),
+      woke as (select pg_notify('${DELIVERY_CHANNEL}', '') from (select 1 from ins limit 1) x)
+    select (select array_agg("id")::text[] from pub) as "published", (select count(*) from woke) as "woke"`,
+    [JSON.stringify(batch), opts.now, opts.now, opts.now, opts.now],
+  );
+  const published = new Set(done?.published ?? []);
+  return events.filter((e) => published.has(e.id));
 }

@@ -1,25 +1,32 @@
-// LISTEN for the NOTIFYs that say work has committed (outbox events, new deliveries), so workers start within
-// milliseconds; polling stays as the fallback. Reconnects on its own after a dropped connection.
+// LISTEN for the NOTIFYs that say work has committed (outbox events, new deliveries) or a subscription changed,
+// so workers start within milliseconds and caches drop what changed; polling stays as the fallback. Reconnects
+// on its own after a dropped connection.
 import pg from 'pg';
 import type { Logger } from '../shared/log.js';
 
 export interface Listener {
+  /** Resolves once every NOTIFY committed before the call has been handled; rejects while not listening. */
+  sync(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** Called with the payload of each NOTIFY, and without one after (re)connecting: anything may have changed. */
+export type NotifyHandler = (payload?: string) => void;
+
 export function listenForWork(
   databaseUrl: string,
-  handlers: Readonly<Record<string, () => void>>,
+  handlers: Readonly<Record<string, NotifyHandler>>,
   log: Logger,
 ): Listener {
   let client: pg.Client | undefined;
+  let listening: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: databaseUrl });
     client = c;
-    c.on('notification', (m) => handlers[m.channel]?.());
+    c.on('notification', (m) => handlers[m.channel]?.(m.payload ?? ''));
     c.on('error', (err) => {
       if (!closed) log.warn({ err }, 'webhook listener connection lost; reconnecting');
       reconnect(c);
@@ -27,6 +34,7 @@ export function listenForWork(
     try {
       await c.connect();
       for (const channel of Object.keys(handlers)) await c.query(`listen "${channel}"`);
+      listening = c;
       // Work may have committed while we were not listening.
       for (const h of Object.values(handlers)) h();
     } catch (err) {
@@ -35,6 +43,7 @@ export function listenForWork(
     }
   };
   const reconnect = (c: pg.Client): void => {
+    if (listening === c) listening = undefined;
     c.end().catch(() => undefined);
     if (closed || client !== c || retry) return;
     retry = setTimeout(() => {
@@ -45,6 +54,11 @@ export function listenForWork(
 
   void connect();
   return {
+    // PostgreSQL sends the notifications pending for a connection before it answers a query on it.
+    async sync() {
+      if (!listening) throw new Error('not listening');
+      await listening.query('select 1');
+    },
     async close() {
       closed = true;
       clearTimeout(retry);

@@ -1,16 +1,19 @@
 // A background loop: runs a step while it reports more work, otherwise sleeps until woken or the poll
-// interval passes. Wakes that arrive mid-step are not lost.
+// interval passes. Wakes that arrive mid-step are not lost. A settle time lets the wakes of a burst (one per
+// committed event) share one step.
 export class Pump {
   readonly #step: () => Promise<boolean>;
   readonly #pollMs: number;
   readonly #onError: (err: unknown) => void;
+  readonly #settleMs: number;
   #running = true;
   #woken = false;
   #release: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #loop: Promise<void>;
 
-  constructor(step: () => Promise<boolean>, pollMs: number, onError: (err: unknown) => void) {
+  constructor(step: () => Promise<boolean>, pollMs: number, onError: (err: unknown) => void, settleMs = 0) {
+    this.#settleMs = settleMs;
     this.#step = step;
     this.#pollMs = pollMs;
     this.#onError = onError;
@@ -26,7 +29,11 @@ export class Pump {
       } catch (err) {
         this.#onError(err);
       }
-      if (!more && !this.#woken && this.#running) await this.#sleep();
+      if (!more && !this.#woken && this.#running) {
+        await this.#sleep();
+        if (this.#woken && this.#running && this.#settleMs > 0)
+          await new Promise((r) => setTimeout(r, this.#settleMs));
+      }
     }
   }
 

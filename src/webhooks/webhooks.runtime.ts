@@ -11,15 +11,26 @@ import type { Logger } from '../shared/log.js';
 import { deleteFinishedBefore } from './delivery.store.js';
 import { DeliveryWorker } from './delivery.worker.js';
 import { DELIVERY_CHANNEL, fanOutBatch, OUTBOX_CHANNEL } from './fanout.js';
-import { listenForWork } from './listen.js';
+import { type Listener, listenForWork } from './listen.js';
 import { Pump } from './pump.js';
 import { decryptSecret, loadDataKey } from './secret.js';
+import { SUBSCRIPTION_CHANNEL, TargetCache } from './target.cache.js';
 import { guardedConnector, type Lookup } from './target-guard.js';
 import { webhookMetrics } from './webhook.metrics.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const FANOUT_BATCH = 200;
+/** Events committing within this of a wake are fanned out together (a few statements per batch, not per event). */
+const FANOUT_SETTLE_MS = 10;
 const STOP_GRACE_MS = 15_000;
+/**
+ * Attempts sending at once in an instance; as many more may wait for their outcome's batch to be written. A
+ * killed instance leaves at most twice this many attempts unrecorded (sent again when their leases run out).
+ */
+export const CONCURRENCY = 16;
+export const UNRECORDED_LIMIT = 2 * CONCURRENCY;
+/** Connections at once to one receiver's origin: as many as attempts, so none waits for a connection past its deadline. */
+const CONNECTIONS_PER_HOST = CONCURRENCY;
 
 export interface WebhookRuntimeOptions {
   orm: Orm;
@@ -33,6 +44,7 @@ export interface WebhookRuntimeOptions {
   timeoutMs: number;
   allowPrivateTargets: boolean;
   concurrency?: number;
+  connectionsPerHost?: number;
   pollMs?: number;
   leaseMs?: number;
   failingWindowMs?: number;
@@ -71,6 +83,9 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
   const key = await loadDataKey(orm.em.fork());
   const pollMs = o.pollMs ?? 1000;
   const dispatcher = new Agent({
+    // A bounded pool per target origin: a slow receiver holds at most these connections; its other deliveries
+    // wait their turn (within their deadline) instead of opening more.
+    connections: o.connectionsPerHost ?? o.concurrency ?? CONNECTIONS_PER_HOST,
     connect: guardedConnector({
       allowPrivate: o.allowPrivateTargets,
       lookup: o.lookup,
@@ -78,16 +93,22 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
       connectTimeoutMs: Math.min(o.timeoutMs, 10_000),
     }),
   });
+  // The listener is created below, once the worker it wakes exists; the cache asks it for its barrier.
+  let listener: Listener | undefined;
+  const targets = new TargetCache(
+    (blob, id) => decryptSecret(key, blob, id),
+    () => (listener ? listener.sync() : Promise.reject(new Error('not listening'))),
+  );
   const worker = new DeliveryWorker({
     orm,
     clock,
     log,
     dispatcher,
     policy: { retryScheduleMs: o.retryScheduleMs, random: o.random ?? Math.random },
-    decrypt: (blob, id) => decryptSecret(key, blob, id),
+    targets,
     timeoutMs: o.timeoutMs,
     allowPrivate: o.allowPrivateTargets,
-    concurrency: o.concurrency ?? 16,
+    concurrency: o.concurrency ?? CONCURRENCY,
     leaseMs: o.leaseMs ?? 2 * o.timeoutMs + 5000,
     failingWindowMs: o.failingWindowMs ?? 5 * DAY_MS,
     pollMs,
@@ -105,6 +126,7 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
     },
     pollMs,
     (err) => log.error({ err }, 'webhook fan-out failed'),
+    FANOUT_SETTLE_MS,
   );
   const retentionMs = o.retentionMs ?? 30 * DAY_MS;
   const sweep = setInterval(() => {
@@ -113,11 +135,16 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
     );
   }, 3600_000);
   sweep.unref();
-  const listener = listenForWork(
+  listener = listenForWork(
     o.databaseUrl,
-    { [OUTBOX_CHANNEL]: () => fanout.wake(), [DELIVERY_CHANNEL]: () => worker.wake() },
+    {
+      [OUTBOX_CHANNEL]: () => fanout.wake(),
+      [DELIVERY_CHANNEL]: () => worker.wake(),
+      [SUBSCRIPTION_CHANNEL]: (id) => targets.forget(id || undefined),
+    },
     log,
   );
+  const listening = listener;
 
   return {
     wake() {
@@ -126,7 +153,7 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
     },
     async stop() {
       clearInterval(sweep);
-      await listener.close();
+      await listening.close();
       await fanout.stop();
       // Attempts get their deadline, but no more than fits in the process's 20 s shutdown (src/main.ts).
       await worker.stop(Math.min(o.timeoutMs + 1000, STOP_GRACE_MS));

@@ -41,7 +41,12 @@ const efficiency = (v: VariantResult) => 1 / v.totalCpuPerRequest;
 
 export function goals(
   r: Results,
-  extra: { memory: Memory; s7?: { perSecond: number; p99Ms: number } },
+  extra: {
+    memory: Memory;
+    s7?: { perSecond: number; p99Ms: number };
+    d1?: { lost: number };
+    r1?: { overlaps: number };
+  },
 ): Goal[] {
   const deep = find(r, 'S1-deep', 'ours');
   const top = find(r, 'S1', 'ours');
@@ -82,10 +87,14 @@ export function goals(
       2,
       'max',
     ),
+    goal('S5 ours / L1, CPU efficiency (issue 15)', ratio(r, 'S5', 'ours', 'L1', efficiency), 0.3, 'min'),
+    goal('S5 SQL statements per request (issue 15)', find(r, 'S5', 'ours')?.statementsPerRequest, 8, 'max'),
     goal('S6 token checking on / off, req/s', ratio(r, 'S6', 'on', 'off'), 0.98, 'min'),
     goal('S6 token checking on / off, CPU efficiency', ratio(r, 'S6', 'on', 'off', efficiency), 0.98, 'min'),
-    goal('S7 deliveries per second, one event to 1,000 subscriptions', extra.s7?.perSecond, 1000, 'min'),
-    goal('S7 event-to-first-attempt p99 at 100 events/s (ms)', extra.s7?.p99Ms, 200, 'max'),
+    goal('S7 deliveries per second, one event to 1,000 subscriptions', extra.s7?.perSecond, 3000, 'min'),
+    goal('S7 event-to-first-attempt p99 at 100 events/s (ms)', extra.s7?.p99Ms, 100, 'max'),
+    goal('D1 events lost (10,000 events, 30 % failing, a worker SIGKILLed)', extra.d1?.lost, 0, 'max'),
+    goal('R1 overlapping Approved/InUse bookings (50 parallel × 20 rounds)', extra.r1?.overlaps, 0, 'max'),
     goal('Service RSS at 100 connections, small answers (S2, S3, S5, S6), peak MB', peak(small), 300, 'max'),
     goal(
       'Service RSS at 100 connections, 100-car pages (S1, S4), peak MB',

@@ -9,8 +9,10 @@ import pg from 'pg';
 import { loadCertificate } from '../../src/tls.js';
 import { type Answer, checkScenario, fetchOnce } from './check.js';
 import { carDocuments, sdlSchema } from './documents.js';
+import { runDurability } from './durability.js';
 import { type Bench, measure, PEER_CONNECTIONS } from './measure.js';
 import { root, startDriver, startVariant, type Variant } from './processes.js';
+import { runRace } from './race.js';
 import { goals, goalTable, type Results, table, writeJson } from './report.js';
 import { scenarios } from './scenarios.js';
 import { createDatabase, prepare } from './setup.js';
@@ -156,8 +158,22 @@ try {
   }
   clearInterval(sampler);
   const s7 = !only || only.has('S7') ? await runWebhooks(bench, database.url, log) : undefined;
+  const r1 =
+    !only || only.has('R1')
+      ? await runRace(
+          bench,
+          { port: ours.port, prepared, borrowerToken: tokens.user, carId: cars.rows.at(-1)!.id, from },
+          log,
+        )
+      : undefined;
+  const d1 = !only || only.has('D1') ? await runDurability({ server, certs, dataDir, log }) : undefined;
 
-  const gs = goals(results, { memory, ...(s7 ? { s7: s7.goal } : {}) });
+  const gs = goals(results, {
+    memory,
+    ...(s7 ? { s7: s7.goal } : {}),
+    ...(d1 ? { d1 } : {}),
+    ...(r1 ? { r1 } : {}),
+  });
   const out = [
     '',
     `Machine: ${(await import('node:os')).cpus()[0]?.model} × ${(await import('node:os')).cpus().length}, Node ${process.version}, ` +
@@ -166,6 +182,8 @@ try {
     '',
     table(results, memory),
     ...(s7 ? ['', s7.table] : []),
+    ...(r1 ? ['', r1.table] : []),
+    ...(d1 ? ['', d1.table] : []),
     '',
     goalTable(gs),
     '',
@@ -177,6 +195,8 @@ try {
     settings: bench.settings,
     results: Object.fromEntries(results),
     s7,
+    r1,
+    d1,
     memory: Object.fromEntries(memory),
     goals: gs,
   });

@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
+import { UNRECORDED_LIMIT } from '../../src/webhooks/webhooks.runtime.js';
 import { asOps } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
 import { type Running, startProcess, waitReady } from '../support/process.js';
@@ -14,8 +15,8 @@ import { type Receiver, type Reply, startReceiver, waitFor } from './receiver.js
 import { CREATE, rows, type S, webhookHarness } from './support.js';
 
 const EVENTS = 2000;
-/** Per-process delivery concurrency (the runtime's default): what a killed process can have in flight. */
-const CONCURRENCY = 16;
+/** What a killed process can leave sent but unrecorded (the runtime's default): the only source of duplicates. */
+const CONCURRENCY = UNRECORDED_LIMIT;
 
 let h: Harness;
 let rx: Receiver;

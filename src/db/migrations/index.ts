@@ -7,6 +7,7 @@ import { Migration20261125000500_webhooks } from './Migration20261125000500_webh
 import { Migration20261125000600_bookings } from './Migration20261125000600_bookings.js';
 import { Migration20261126000100_event_request_id } from './Migration20261126000100_event_request_id.js';
 import { Migration20261126000200_car_home_location } from './Migration20261126000200_car_home_location.js';
+import { Migration20261126000200_webhook_subscription_notify } from './Migration20261126000200_webhook_subscription_notify.js';
 import { Migration20261126001800_audit } from './Migration20261126001800_audit.js';
 
 export const migrations = [
@@ -19,4 +20,8 @@ export const migrations = [
   { name: 'Migration20261126000100_event_request_id', class: Migration20261126000100_event_request_id },
   { name: 'Migration20261126000200_car_home_location', class: Migration20261126000200_car_home_location },
   { name: 'Migration20261126001800_audit', class: Migration20261126001800_audit },
+  {
+    name: 'Migration20261126000200_webhook_subscription_notify',
+    class: Migration20261126000200_webhook_subscription_notify,
+  },
 ];
