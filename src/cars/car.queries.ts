@@ -1,4 +1,5 @@
 // Reading cars: the search with its visibility rule, filters and bookable period, and one car by id.
+import { plainRows } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
@@ -79,7 +80,8 @@ export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: Ca
     { table: 'car', where, params, columns },
     page,
   );
-  return { ...page, total, nodes: rows.map((r) => ctx.em.map(Car, r)) };
+  // Plain rows, not entities: a page is read, never changed (src/db/rows.ts).
+  return { ...page, total, nodes: plainRows(ctx.em, Car, rows) };
 }
 
 export async function getCar(ctx: Context, id: string): Promise<Car> {

@@ -10,7 +10,7 @@ import { loadCertificate } from '../../src/tls.js';
 import { type Answer, checkScenario, fetchOnce } from './check.js';
 import { carDocuments, sdlSchema } from './documents.js';
 import { type Bench, measure, PEER_CONNECTIONS } from './measure.js';
-import { root, startDriver, startVariant, type Variant } from './processes.js';
+import { buildCompiled, root, startDriver, startVariant, type Variant } from './processes.js';
 import { goals, goalTable, type Results, table, writeJson } from './report.js';
 import { scenarios } from './scenarios.js';
 import { createDatabase, prepare } from './setup.js';
@@ -34,6 +34,9 @@ const only = a.only ? new Set(a.only.split(',')) : undefined;
 const server = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+// The service runs compiled, as `npm start` runs it: built before anything else starts.
+log('building dist/ (npm run build)');
+buildCompiled();
 const dataDir = mkdtempSync(join(tmpdir(), 'carshare-bench-'));
 const tls = await loadCertificate({ dataDir });
 const certs = {
