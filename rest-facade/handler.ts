@@ -4,11 +4,11 @@ import type Koa from 'koa';
 import { bindArguments } from './binding.js';
 import { type CachedResponse, etagOf, matchesIfNoneMatch } from './cache.js';
 import type { DocumentCache } from './document.js';
-import { envelope } from './envelope.js';
+import { envelope, jsonEnvelope } from './envelope.js';
 import { authHeaders, fieldError, fieldErrors, fromGraphQL, RestError } from './errors.js';
 import type { FacadeDeps } from './facade.js';
 import { render } from './formats/index.js';
-import type { Format } from './formats/negotiate.js';
+import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params } from './request.js';
 import { type Caller, send } from './respond.js';
@@ -154,15 +154,20 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     const bound = bindArguments(route.field, pathArgs, params, route.def.aliases);
     if (route.def.method === 'PATCH') checkReadOnly(route, params, bound.used);
 
-    const nodes =
-      route.shape.kind === 'deleted'
-        ? nodeSelection(node, { mode: 'none', pairs: new Set() }, ['id'])
-        : nodeSelection(node, embed, filter);
-    const document = documents.get({
-      operation: route.operation,
-      field: route.field.name,
-      args: route.field.args.filter((a) => Object.hasOwn(bound.variables, a.name)),
-      selection: route.shape.page ? pageSelection(route.shape.page, nodes) : nodes,
+    const args = route.field.args.filter((a) => Object.hasOwn(bound.variables, a.name));
+    const shapeKey = `${embed.mode}:${[...embed.pairs].join(',')}|${filter?.join(',') ?? '*'}|${args.map((a) => a.name).join(',')}`;
+    const { nodes, document } = documents.plan(route, shapeKey, () => {
+      const nodes =
+        route.shape.kind === 'deleted'
+          ? nodeSelection(node, { mode: 'none', pairs: new Set() }, ['id'])
+          : nodeSelection(node, embed, filter);
+      const document = documents.get({
+        operation: route.operation,
+        field: route.field.name,
+        args,
+        selection: route.shape.page ? pageSelection(route.shape.page, nodes) : nodes,
+      });
+      return { nodes, document };
     });
     const result = await deps.execute(document, bound.variables, authorization, requestId);
     const first = result.errors?.[0];
@@ -178,6 +183,18 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     if (!isGet && deps.cache) await deps.cache.invalidate(route.invalidates);
     if (route.status === 204) return send(ctx, 204, null, {});
 
+    if (isGet && format === 'json') {
+      // JSON, the common case: written in one pass from the execution result (envelope.ts).
+      const body = jsonEnvelope(route, data, filter);
+      const rep: CachedResponse = {
+        body,
+        headers: { 'Content-Type': contentTypes.json },
+        etag: etagOf(body),
+      };
+      if (deps.cache && cacheKey) await deps.cache.set(cacheKey, rep, versions, ttl);
+      flight.done?.(rep);
+      return sendRepresentation(ctx, rep, ttl);
+    }
     const payload = envelope(route, data, nodes, filter);
     const url = new URL(ctx.originalUrl, base);
     const r = render(payload, format, url);
