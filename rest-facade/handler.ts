@@ -2,7 +2,7 @@
 // envelope in the negotiated format, and the cache and invalidation afterwards.
 import type Koa from 'koa';
 import { bindArguments } from './binding.js';
-import { type CachedResponse, etagOf, matchesIfNoneMatch } from './cache.js';
+import { type CachedResponse, etagOf, matchesIfNoneMatch, memoKeys } from './cache.js';
 import type { DocumentCache } from './document.js';
 import { envelope, jsonEnvelope } from './envelope.js';
 import { authHeaders, fieldError, fieldErrors, fromGraphQL, RestError } from './errors.js';
@@ -26,6 +26,12 @@ function requestKey(path: string, querystring: string, format: Format): string {
     .sort();
   return `${format}:${path.toLowerCase()}?${q.join('&')}`;
 }
+
+const callerKey = memoKeys(etagOf);
+const requestKeyOf = memoKeys((raw) => {
+  const [format, path, querystring] = raw.split('\n') as [Format, string, string];
+  return requestKey(path, querystring, format);
+});
 
 /** PATCH may only name updatable properties: a read-only property of the resource is 400 naming it. */
 function checkReadOnly(route: Route, params: Params, used: ReadonlySet<string>): void {
@@ -110,7 +116,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       const caller =
         (ctx.state.caller as Caller | undefined)?.key ??
         (deps.identify ? (await deps.identify(authorization)).key : (authorization ?? ''));
-      cacheKey = `${etagOf(caller)}:${requestKey(ctx.path, ctx.querystring, format)}`;
+      cacheKey = `${callerKey(caller)}:${requestKeyOf(`${format}\n${ctx.path}\n${ctx.querystring}`)}`;
       const hit = await deps.cache.get(cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
       const pending = inFlight.get(cacheKey);
