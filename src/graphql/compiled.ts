@@ -27,16 +27,25 @@ export class CompiledDocuments {
     if (entry !== undefined) {
       this.#byText.delete(key);
     } else {
-      const compiled = compileQuery(this.schema, document, operationName ?? undefined, {
-        // Errors carry what graphql-js would give them; the stack is not needed to shape an answer.
-        disablingCapturingStackErrors: true,
-      });
-      entry = isCompiledQuery(compiled) ? compiled : null;
+      entry = this.#compile(document, operationName);
       if (this.#byText.size >= this.max) this.#byText.delete(this.#byText.keys().next().value!);
     }
     this.#byText.set(key, entry);
     this.#byNode.set(document, entry);
     return entry ?? undefined;
+  }
+
+  #compile(document: DocumentNode, operationName?: string | null): Entry {
+    try {
+      const compiled = compileQuery(this.schema, document, operationName ?? undefined, {
+        // Errors carry what graphql-js would give them; the stack is not needed to shape an answer.
+        disablingCapturingStackErrors: true,
+      });
+      return isCompiledQuery(compiled) ? compiled : null;
+    } catch {
+      // Something graphql-jit does not support: graphql-js runs this document instead.
+      return null;
+    }
   }
 
   /**
