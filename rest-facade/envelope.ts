@@ -24,7 +24,11 @@ export function columnsOf(selection: SelectionSetNode): string[] {
 
 /** Whether an object has a key that is not a REST name yet: a JSON scalar's value (evidence), never aliased. */
 function hasCamelKey(value: object): boolean {
-  for (const k in value) if (pascal(k) !== k) return true;
+  for (const k in value) {
+    // `pascal(k) !== k`, without building a string per key: ASCII decides by its code, anything else as pascal.
+    const c = k.charCodeAt(0);
+    if ((c >= 97 && c <= 122) || (c > 127 && pascal(k) !== k)) return true;
+  }
   return false;
 }
 
