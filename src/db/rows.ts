@@ -83,11 +83,21 @@ export async function runRead<R>(em: EntityManager, sql: string, params: readonl
   const pool = (await connection.getNativeClient()) as Pool;
   const { text, name } = statement(sql);
   const values = [...params];
-  const res = await pool.query<R & QueryResultRow>(
-    params.length <= PREPARED_MAX ? { name, text, values } : { text, values },
-  );
-  return res.rows;
+  if (params.length > PREPARED_MAX || unprepared.has(name))
+    return (await pool.query<R & QueryResultRow>({ text, values })).rows;
+  try {
+    return (await pool.query<R & QueryResultRow>({ name, text, values })).rows;
+  } catch (err) {
+    // A migration changed the table under a prepared `select *` ("cached plan must not change result type"):
+    // that statement is no longer prepared, on any connection, and this read runs again unprepared.
+    if ((err as { code?: string }).code !== '0A000') throw err;
+    unprepared.add(name);
+    return (await pool.query<R & QueryResultRow>({ text, values })).rows;
+  }
 }
+
+/** Statements that stopped being preparable while the process ran. */
+const unprepared = new Set<string>();
 
 /** `?, ?, ?` for an `in (…)` list of `n` values. */
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');

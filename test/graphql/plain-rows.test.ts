@@ -1,13 +1,14 @@
 // Reads return plain rows (src/db/rows.ts) instead of entities: every property must carry the same JavaScript
 // value hydration gives it (dates as Date, decimals as their declared type, nulls as null), for each entity the
 // read path maps, and no entity may enter the identity map.
+import { randomUUID } from 'node:crypto';
 import type { EntityClass } from '@mikro-orm/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Profile } from '../../src/accounts/profile.entity.js';
 import { UserAccount } from '../../src/accounts/user-account.entity.js';
 import { CarBooking } from '../../src/bookings/car-booking.entity.js';
 import { Car } from '../../src/cars/car.entity.js';
-import { readRows } from '../../src/db/rows.js';
+import { readRows, runRead } from '../../src/db/rows.js';
 import { Rating } from '../../src/ratings/rating.entity.js';
 import { Verification } from '../../src/verifications/verification.entity.js';
 import { bookingIn, world } from '../factories/bookings.js';
@@ -64,5 +65,26 @@ describe('plain rows on reads', () => {
       }
     }
     expect(identityMapSize).toBe(0);
+  });
+
+  it('keeps reading after a migration changes a table under a prepared statement', async () => {
+    const conn = h.orm.em.fork().getConnection();
+    await conn.execute('create table plain_probe (id uuid primary key, a text)');
+    try {
+      const id = randomUUID();
+      await conn.execute('insert into plain_probe (id, a) values (?, ?)', [id, 'x']);
+      const read = () =>
+        runRead<Record<string, unknown>>(h.orm.em.fork(), 'select * from plain_probe where id = ?', [id]);
+      // Every pooled connection gets the statement prepared, so the next read meets a stale plan.
+      for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 8 }, read));
+      await conn.execute(`alter table plain_probe add column b text not null default 'y'`);
+      for (let i = 0; i < 3; i++)
+        expect(await Promise.all([read(), read()])).toEqual([
+          [{ id, a: 'x', b: 'y' }],
+          [{ id, a: 'x', b: 'y' }],
+        ]);
+    } finally {
+      await conn.execute('drop table plain_probe');
+    }
   });
 });
