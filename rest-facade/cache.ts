@@ -30,6 +30,23 @@ export interface ResponseCache {
 export const etagOf = (body: string): string =>
   `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 
+/**
+ * A bounded memo for the per-request keys of a cached GET (the caller's hash, the normalised request): a 304 is
+ * mostly these, and the same callers ask for the same URLs again and again. Emptied when full.
+ */
+export function memoKeys(make: (input: string) => string, max = 10_000): (input: string) => string {
+  const known = new Map<string, string>();
+  return (input) => {
+    let out = known.get(input);
+    if (out === undefined) {
+      out = make(input);
+      if (known.size >= max) known.clear();
+      known.set(input, out);
+    }
+    return out;
+  };
+}
+
 /** RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored). */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;

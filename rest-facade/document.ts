@@ -58,6 +58,7 @@ function build(shape: DocumentShape): DocumentNode {
 /** Parsed and validated documents by shape; bounded so odd `filter`/`embed` combinations cannot grow it. */
 export class DocumentCache {
   readonly #docs = new Map<string, DocumentNode>();
+  readonly #plans = new WeakMap<object, Map<string, unknown>>();
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly max = 1000,
@@ -65,6 +66,24 @@ export class DocumentCache {
 
   get size(): number {
     return this.#docs.size;
+  }
+
+  /**
+   * What a request of one shape needs (its document and node selection), by a key the caller derives from the
+   * request without building anything: a repeated shape then builds, prints and validates nothing (the same
+   * DocumentNode also keeps its compiled form, src/graphql/compiled.ts). At most `max` shapes per owner.
+   */
+  plan<T>(owner: object, key: string, make: () => T): T {
+    let plans = this.#plans.get(owner);
+    if (!plans) {
+      plans = new Map();
+      this.#plans.set(owner, plans);
+    }
+    const hit = plans.get(key);
+    if (hit !== undefined) return hit as T;
+    const made = make();
+    if (plans.size < this.max) plans.set(key, made);
+    return made;
   }
 
   get(shape: DocumentShape): DocumentNode {

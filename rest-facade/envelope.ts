@@ -22,6 +22,56 @@ export function columnsOf(selection: SelectionSetNode): string[] {
   return ['Id', ...names.filter((n) => n !== 'Id')];
 }
 
+/** Whether an object has a key that is not a REST name yet: a JSON scalar's value (evidence), never aliased. */
+function hasCamelKey(value: object): boolean {
+  for (const k in value) {
+    // `pascal(k) !== k`, without building a string per key: ASCII decides by its code, anything else as pascal.
+    const c = k.charCodeAt(0);
+    if ((c >= 97 && c <= 122) || (c > 127 && pascal(k) !== k)) return true;
+  }
+  return false;
+}
+
+/**
+ * Nulls leave objects (the envelope omits them), arrays keep theirs, as JSON.stringify writes them; an object
+ * that still has camelCase keys gets them renamed at every depth, as `toRest` would.
+ */
+const omitNull = (key: string, value: unknown): unknown => {
+  if (value === null) return key === '' ? null : undefined;
+  if (typeof value === 'object' && !Array.isArray(value) && hasCamelKey(value)) return toRest(value);
+  return value;
+};
+
+function metadata(route: Route, page: PageData, filter: readonly string[] | null) {
+  return {
+    Total: page.total,
+    Limit: page.limit,
+    Offset: page.offset,
+    Sort: { By: pascal(page.sort.by), Direction: page.sort.direction },
+    Filter: { Fields: (filter ?? []).map(pascal) },
+    // The one null the JSON keeps (CONTRACT §3).
+    Distinct: page.distinct === null ? null : pascal(page.distinct),
+    // Whatever else the search applied (a booking search's window), when it applied something.
+    ...(toRest(Object.fromEntries(extraPageFields(route.shape.page!).map((f) => [f, page[f]]))) as object),
+  };
+}
+
+/**
+ * The JSON envelope in one pass, byte for byte what `JSON.stringify(envelope(…).envelope)` gives: the execution
+ * result already has REST names (the facade aliases every field, selection.ts), so the nodes are written as they
+ * are, without a PascalCase copy of a large page.
+ */
+export function jsonEnvelope(route: Route, data: unknown, filter: readonly string[] | null): string {
+  if (route.shape.kind === 'page') {
+    const page = data as PageData;
+    const nodes = JSON.stringify(page.nodes, omitNull);
+    return `{${JSON.stringify(route.plural)}:${nodes},"Metadata":${JSON.stringify(metadata(route, page, filter))}}`;
+  }
+  if (data === undefined) return '{}';
+  const key = JSON.stringify(route.shape.kind === 'many' ? route.plural : route.rest);
+  return `{${key}:${JSON.stringify(data, omitNull)}}`;
+}
+
 export function envelope(
   route: Route,
   data: unknown,
@@ -39,22 +89,7 @@ export function envelope(
     const nodes = page.nodes.map((n) => toRest(n) as Record<string, unknown>);
     return {
       ...base,
-      envelope: {
-        [route.plural]: nodes,
-        Metadata: {
-          Total: page.total,
-          Limit: page.limit,
-          Offset: page.offset,
-          Sort: { By: pascal(page.sort.by), Direction: page.sort.direction },
-          Filter: { Fields: (filter ?? []).map(pascal) },
-          // The one null the JSON keeps (CONTRACT §3).
-          Distinct: page.distinct === null ? null : pascal(page.distinct),
-          // Whatever else the search applied (a booking search's window), when it applied something.
-          ...(toRest(
-            Object.fromEntries(extraPageFields(route.shape.page!).map((f) => [f, page[f]])),
-          ) as object),
-        },
-      },
+      envelope: { [route.plural]: nodes, Metadata: metadata(route, page, filter) },
       rows: nodes,
     };
   }

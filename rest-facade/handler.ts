@@ -2,13 +2,13 @@
 // envelope in the negotiated format, and the cache and invalidation afterwards.
 import type Koa from 'koa';
 import { bindArguments } from './binding.js';
-import { type CachedResponse, etagOf, matchesIfNoneMatch } from './cache.js';
+import { type CachedResponse, etagOf, matchesIfNoneMatch, memoKeys } from './cache.js';
 import type { DocumentCache } from './document.js';
-import { envelope } from './envelope.js';
+import { envelope, jsonEnvelope } from './envelope.js';
 import { authHeaders, fieldError, fieldErrors, fromGraphQL, RestError } from './errors.js';
 import type { FacadeDeps } from './facade.js';
 import { render } from './formats/index.js';
-import type { Format } from './formats/negotiate.js';
+import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
 import { type Caller, send } from './respond.js';
@@ -26,6 +26,12 @@ function requestKey(path: string, querystring: string, format: Format): string {
     .sort();
   return `${format}:${path.toLowerCase()}?${q.join('&')}`;
 }
+
+const callerKey = memoKeys(etagOf);
+const requestKeyOf = memoKeys((raw) => {
+  const [format, path, querystring] = raw.split('\n') as [Format, string, string];
+  return requestKey(path, querystring, format);
+});
 
 /** PATCH may only name updatable properties: a read-only property of the resource is 400 naming it. */
 function checkReadOnly(route: Route, params: Params, used: ReadonlySet<string>): void {
@@ -110,7 +116,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       const caller =
         (ctx.state.caller as Caller | undefined)?.key ??
         (deps.identify ? (await deps.identify(authorization)).key : (authorization ?? ''));
-      cacheKey = `${etagOf(caller)}:${requestKey(ctx.path, ctx.querystring, format)}`;
+      cacheKey = `${callerKey(caller)}:${requestKeyOf(`${format}\n${ctx.path}\n${ctx.querystring}`)}`;
       const hit = await deps.cache.get(cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
       const pending = inFlight.get(cacheKey);
@@ -158,15 +164,20 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     const bound = bindArguments(route.field, pathArgs, params, route.def.aliases, route.def.composed);
     if (route.def.method === 'PATCH') checkReadOnly(route, params, bound.used);
 
-    const nodes =
-      route.shape.kind === 'deleted'
-        ? nodeSelection(node, { mode: 'none', pairs: new Set() }, ['id'])
-        : nodeSelection(node, embed, filter);
-    const document = documents.get({
-      operation: route.operation,
-      field: route.field.name,
-      args: route.field.args.filter((a) => Object.hasOwn(bound.variables, a.name)),
-      selection: route.shape.page ? pageSelection(route.shape.page, nodes) : nodes,
+    const args = route.field.args.filter((a) => Object.hasOwn(bound.variables, a.name));
+    const shapeKey = `${embed.mode}:${[...embed.pairs].join(',')}|${filter?.join(',') ?? '*'}|${args.map((a) => a.name).join(',')}`;
+    const { nodes, document } = documents.plan(route, shapeKey, () => {
+      const nodes =
+        route.shape.kind === 'deleted'
+          ? nodeSelection(node, { mode: 'none', pairs: new Set() }, ['id'])
+          : nodeSelection(node, embed, filter);
+      const document = documents.get({
+        operation: route.operation,
+        field: route.field.name,
+        args,
+        selection: route.shape.page ? pageSelection(route.shape.page, nodes) : nodes,
+      });
+      return { nodes, document };
     });
     const result = await deps.execute(document, bound.variables, authorization, requestId);
     const first = result.errors?.[0];
@@ -182,6 +193,18 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     if (!isGet && deps.cache) await deps.cache.invalidate(route.invalidates);
     if (route.status === 204) return send(ctx, 204, null, {});
 
+    if (isGet && format === 'json') {
+      // JSON, the common case: written in one pass from the execution result (envelope.ts).
+      const body = jsonEnvelope(route, data, filter);
+      const rep: CachedResponse = {
+        body,
+        headers: { 'Content-Type': contentTypes.json },
+        etag: etagOf(body),
+      };
+      if (deps.cache && cacheKey) await deps.cache.set(cacheKey, rep, versions, ttl);
+      flight.done?.(rep);
+      return sendRepresentation(ctx, rep, ttl);
+    }
     const payload = envelope(route, data, nodes, filter);
     const url = new URL(ctx.originalUrl, base);
     const r = render(payload, format, url);

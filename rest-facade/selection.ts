@@ -34,6 +34,18 @@ const fieldNode = (name: string, selectionSet?: SelectionSetNode): FieldNode => 
   ...(selectionSet ? { selectionSet } : {}),
 });
 
+/**
+ * A resource's field, aliased to its REST name (`make` as `Make`): the execution result then has the envelope's
+ * keys already, and a JSON answer is written straight from it in one pass (envelope.ts).
+ */
+const restField = (name: string, selectionSet?: SelectionSetNode): FieldNode => {
+  const alias = pascal(name);
+  return {
+    ...fieldNode(name, selectionSet),
+    ...(alias !== name ? { alias: { kind: Kind.NAME, value: alias } } : {}),
+  };
+};
+
 export const selectionSet = (fields: FieldNode[]): SelectionSetNode => ({
   kind: Kind.SELECTION_SET,
   selections: fields,
@@ -44,7 +56,7 @@ function valueSelection(t: GraphQLObjectType): SelectionSetNode {
   return selectionSet(
     fieldsOf(t).plain.map((f) => {
       const named = getNamedType(f.type);
-      return isObjectType(named) ? fieldNode(f.name, valueSelection(named)) : fieldNode(f.name);
+      return isObjectType(named) ? restField(f.name, valueSelection(named)) : restField(f.name);
     }),
   );
 }
@@ -66,13 +78,13 @@ export function nodeSelection(
   for (const f of plain) {
     if (!wanted(f.name)) continue;
     const named = getNamedType(f.type);
-    out.push(isObjectType(named) ? fieldNode(f.name, valueSelection(named)) : fieldNode(f.name));
+    out.push(isObjectType(named) ? restField(f.name, valueSelection(named)) : restField(f.name));
   }
   for (const f of embeds) {
     const listed = filter?.includes(f.name) ?? false;
     if (!listed && (filter !== null || !embedded(t, f.name, embed) || depth >= MAX_DEPTH)) continue;
     const child = getNamedType(f.type) as GraphQLObjectType;
-    out.push(fieldNode(f.name, nodeSelection(child, embed, null, depth + 1)));
+    out.push(restField(f.name, nodeSelection(child, embed, null, depth + 1)));
   }
   return selectionSet(out);
 }

@@ -1,5 +1,7 @@
 // Reading accounts and profiles, with their visibility rules.
+
 import { actorClass, hasScope } from '../auth/actor.js';
+import { plainRows } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound, unauthorized } from '../shared/errors.js';
@@ -71,7 +73,7 @@ export async function searchUserAccounts(ctx: Context, args: UserAccountFilter):
     { table: 'user_account', where, params, columns },
     page,
   );
-  return { ...page, total, nodes: rows.map((r) => ctx.em.map(UserAccount, r)) };
+  return { ...page, total, nodes: plainRows(ctx.em, UserAccount, rows) };
 }
 
 export async function getUserAccount(ctx: Context, id: string): Promise<UserAccount> {

@@ -1,12 +1,12 @@
 // A short in-memory cache of checked access tokens, cleared the moment a token, grant, account or client
 // application stops being valid: PostgreSQL announces those changes (triggers → NOTIFY carshare_auth) to every
-// instance. Before a cached answer is used, one trivial query on the listening connection makes sure every
-// announcement committed earlier has arrived (PostgreSQL sends pending notifications before it says it is ready
-// again), so a revocation is seen at once, on every instance. While the announcements cannot be heard, nothing is
-// cached.
+// instance. Before a cached answer is used, one protocol Sync on the listening connection (no SQL statement: see
+// sync.barrier.ts) makes sure every announcement committed earlier has arrived, so a revocation is seen at once, on
+// every instance; callers share it. While the announcements cannot be heard, nothing is cached.
 import pg from 'pg';
 import type { Logger } from '../shared/log.js';
 import type { Actor } from './actor.js';
+import { syncBarrier } from './sync.barrier.js';
 
 export interface CachedToken {
   actor: Actor;
@@ -67,7 +67,7 @@ export class TokenCache {
     if (!client || !this.#listening) return Promise.reject(new Error('not listening'));
     if (this.#queued) return this.#queued;
     const start = () => {
-      const p = client.query('select 1').then(() => undefined);
+      const p = syncBarrier(client);
       this.#inFlight = p;
       void p
         .catch(() => undefined)

@@ -1,6 +1,8 @@
 // Reading bookings (CONTRACT §6 "Who sees which bookings"): the caller's bookings, a car's bookings, one booking.
+
 import { isSelf } from '../auth/actor.js';
 import { carById } from '../cars/car.loaders.js';
+import { plainRows } from '../db/rows.js';
 import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
@@ -86,7 +88,7 @@ async function search(
     { table: 'car_booking', where, params, columns },
     page,
   );
-  return { ...page, total, fromUtc: from, toUtc: to, nodes: rows.map((r) => ctx.em.map(CarBooking, r)) };
+  return { ...page, total, fromUtc: from, toUtc: to, nodes: plainRows(ctx.em, CarBooking, rows) };
 }
 
 export interface MyBookingsFilter extends BookingFilter {

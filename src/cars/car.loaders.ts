@@ -1,9 +1,16 @@
 // Cars by id, and whether users own any car, batched per request.
+import { placeholders, readRows } from '../db/rows.js';
 import { byKey, defineLoader } from '../graphql/loaders.js';
 import { Car } from './car.entity.js';
 
+/** Plain rows shaped like the entity (src/db/rows.ts): for reading, never for changing. */
 export const carById = defineLoader<string, Car | null>('carById', async (em, ids) =>
-  byKey(ids, await em.find(Car, { id: { $in: [...ids] } }), (c) => c.id, null),
+  byKey(
+    ids,
+    await readRows(em, Car, `select * from car where id in (${placeholders(ids.length)})`, ids),
+    (c) => c.id,
+    null,
+  ),
 );
 
 /** UserAccount.isCarOwner: one statement for every account on the page (index on owner_id). */

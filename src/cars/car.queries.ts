@@ -1,4 +1,5 @@
 // Reading cars: the search with its visibility rule, filters and bookable period, and one car by id.
+import { plainRows } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
@@ -96,11 +97,11 @@ export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: Ca
     },
     page,
   );
-  const cars = rows.map((r) => ctx.em.map(Car, r));
+  // Plain rows, not entities: a page is read, never changed (src/db/rows.ts).
+  const cars = plainRows(ctx.em, Car, rows);
   if (!nearby) return { ...page, total, nodes: cars };
-  // The distance belongs to this search, not to the car: a copy carries it, so the identity-mapped entity (the same
-  // car read elsewhere in the request) has none. Copies of one shape keep property reads fast (prototype views did not).
-  const nodes = cars.map((c, i): CarNear => ({ ...c, distanceKm: rows[i]!.distance_km as number }));
+  // The distance belongs to this search, not to the car: it rides on this search's own rows only.
+  const nodes = cars.map((c, i): CarNear => Object.assign(c, { distanceKm: rows[i]!.distance_km as number }));
   return { ...page, total, nodes };
 }
 

@@ -1,4 +1,5 @@
 // Reading a car's unavailabilities: its owner and ops only (CONTRACT §7).
+import { plainRows } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
@@ -26,5 +27,5 @@ export async function searchUnavailabilities(
     { table: 'unavailability', where: ['car_id = ?'], params: [car.id], columns },
     page,
   );
-  return { ...page, total, nodes: rows.map((r) => ctx.em.map(Unavailability, r)) };
+  return { ...page, total, nodes: plainRows(ctx.em, Unavailability, rows) };
 }

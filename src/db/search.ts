@@ -1,6 +1,7 @@
 // One SQL statement per search page: filter, sort (ties broken by id), optional DISTINCT ON, and the total.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PageRequest } from '../shared/pagination.js';
+import { runRead } from './rows.js';
 
 export interface SearchQuery {
   /** Table name (trusted: written in code, never from input). */
@@ -46,12 +47,7 @@ export async function searchRows<Row extends object>(
   const sql = `select *${outer}, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
   const conn = em.getConnection();
   const ctx = em.getTransactionContext();
-  const rows = await conn.execute<(Row & { __total: string })[]>(
-    sql,
-    [...q.params, page.limit, page.offset],
-    'all',
-    ctx,
-  );
+  const rows = await runRead<Row & { __total: string }>(em, sql, [...q.params, page.limit, page.offset]);
   let total = rows.length > 0 ? Number(rows[0]!.__total) : 0;
   if (rows.length === 0 && page.offset > 0) {
     const countSql = page.distinct

@@ -59,16 +59,32 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  const byRequest = new Map<
+    string,
+    { count: { inc(): void }; latency: { observe(seconds: number): void } }
+  >();
+
   return {
     registry,
     async middleware(ctx, next) {
-      const end = latency.startTimer();
+      const started = performance.now();
       try {
         await next();
       } finally {
         const route = routeLabel(ctx);
-        requests.inc({ route, method: ctx.method, status: String(ctx.status) });
-        end({ route, method: ctx.method });
+        const key = `${route} ${ctx.method} ${ctx.status}`;
+        let series = byRequest.get(key);
+        if (!series) {
+          // Label sets are hashed once, not on every request: the children are kept (bounded, emptied when full).
+          if (byRequest.size >= 2000) byRequest.clear();
+          series = {
+            count: requests.labels({ route, method: ctx.method, status: String(ctx.status) }),
+            latency: latency.labels({ route, method: ctx.method }),
+          };
+          byRequest.set(key, series);
+        }
+        series.count.inc();
+        series.latency.observe((performance.now() - started) / 1000);
         if (ctx.status === 429) rateLimited.inc({ route });
       }
     },

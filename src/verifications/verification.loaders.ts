@@ -1,4 +1,5 @@
-// Verifications by id and by subject, batched per request.
+// Verifications by id and by subject, batched per request, as plain rows (src/db/rows.ts): for reading only.
+import { placeholders, readRows } from '../db/rows.js';
 import { byKey, defineLoader, groupByKey } from '../graphql/loaders.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 import { subjectsWhere } from '../ratings/rating.loaders.js';
@@ -12,13 +13,30 @@ const key = (s: SubjectRef): string => `${s.subjectType}:${s.subjectId}`;
 
 export const verificationById = defineLoader<string, Verification | null>(
   'verificationById',
-  async (em, ids) => byKey(ids, await em.find(Verification, { id: { $in: [...ids] } }), (v) => v.id, null),
+  async (em, ids) =>
+    byKey(
+      ids,
+      await readRows(
+        em,
+        Verification,
+        `select * from verification where id in (${placeholders(ids.length)})`,
+        ids,
+      ),
+      (v) => v.id,
+      null,
+    ),
 );
 
 export const verificationsBySubject = defineLoader<SubjectRef, Verification[]>(
   'verificationsBySubject',
   async (em, refs) => {
-    const rows = await em.find(Verification, subjectsWhere(refs), { orderBy: { kind: 'asc' } });
+    const where = subjectsWhere(refs);
+    const rows = await readRows(
+      em,
+      Verification,
+      `select * from verification where ${where.sql} order by kind asc`,
+      where.params,
+    );
     return groupByKey(refs.map(key), rows, key);
   },
   key,

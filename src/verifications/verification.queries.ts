@@ -1,5 +1,7 @@
 // Reading verifications: the search with its visibility rule, and one by id.
+
 import { actorClass, hasScope } from '../auth/actor.js';
+import { plainRows } from '../db/rows.js';
 import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
@@ -55,7 +57,7 @@ export async function searchVerifications(
     { table: 'verification', where, params, columns },
     page,
   );
-  return { ...page, total, nodes: rows.map((r) => ctx.em.map(Verification, r)) };
+  return { ...page, total, nodes: plainRows(ctx.em, Verification, rows) };
 }
 
 export async function getVerification(ctx: Context, id: string): Promise<Verification> {

@@ -1,6 +1,6 @@
 // Starting the measured processes (the service, the baselines, the peer) and the load generator, each its own
 // Node process with the probe preloaded, and asking them over IPC for their statement count, CPU and memory.
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -43,20 +43,39 @@ function ask<T>(child: ChildProcess, type: string, payload: object, pick: (m: un
 
 let ids = 0;
 
-/** Forks `file` (relative to test/bench) and waits for its `{type:'ready', port}`. */
+/** Where `buildCompiled` puts the compiled service variant and probe (test/bench/tsconfig.json). */
+const compiledDir = resolve(root, 'dist/test/bench');
+
+/**
+ * The service is measured as production runs it: `npm run build` (dist/), then the variant and the probe
+ * compiled beside it, so no run-time transpiler is in the measured process.
+ */
+export function buildCompiled(): void {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  execFileSync(resolve(root, 'node_modules/.bin/tsc'), ['-p', resolve(here, 'tsconfig.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
+
+/**
+ * Forks `file` (relative to test/bench) and waits for its `{type:'ready', port}`. A `compiled` variant runs
+ * its JavaScript from dist/ (see `buildCompiled`); the others run through tsx.
+ */
 export async function startVariant(
   name: string,
   file: string,
   env: Record<string, string>,
+  compiled = false,
 ): Promise<Variant> {
   let output = '';
-  const child = fork(resolve(here, file), [], {
+  const js = (f: string) => resolve(compiledDir, f.replace(/\.ts$/, '.js'));
+  const child = fork(compiled ? js(file) : resolve(here, file), [], {
     cwd: root,
     execArgv: [
+      ...(compiled ? [] : ['--import', 'tsx']),
       '--import',
-      'tsx',
-      '--import',
-      resolve(here, 'probe.ts'),
+      compiled ? js('probe.ts') : resolve(here, 'probe.ts'),
       // BENCH_PROFILE=<dir>: a V8 CPU profile of every measured process, written when it stops.
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
     ],

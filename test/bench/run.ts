@@ -11,7 +11,7 @@ import { type Answer, checkScenario, fetchOnce } from './check.js';
 import { carDocuments, sdlSchema } from './documents.js';
 import { runDurability } from './durability.js';
 import { type Bench, measure, PEER_CONNECTIONS } from './measure.js';
-import { root, startDriver, startVariant, type Variant } from './processes.js';
+import { buildCompiled, root, startDriver, startVariant, type Variant } from './processes.js';
 import { runRace } from './race.js';
 import { goals, goalTable, type Results, table, writeJson } from './report.js';
 import { scenarios } from './scenarios.js';
@@ -36,6 +36,9 @@ const only = a.only ? new Set(a.only.split(',')) : undefined;
 const server = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+// The service runs compiled, as `npm start` runs it: built before anything else starts.
+log('building dist/ (npm run build)');
+buildCompiled();
 const dataDir = mkdtempSync(join(tmpdir(), 'carshare-bench-'));
 const tls = await loadCertificate({ dataDir });
 const certs = {

@@ -25,28 +25,33 @@ export async function startAll(
 ): Promise<{ ours: Variant; tokens: { reader: string; user: string } }> {
   const service = async (name: string, extra: Record<string, string> = {}) => {
     const port = await freePort();
-    const v = await startVariant(name, 'variants/ours.ts', {
-      ...o.certs,
-      DATABASE_URL: o.databaseUrl,
-      DATA_DIR: o.dataDir,
-      PORT: String(port),
-      PUBLIC_URL: `https://localhost:${port}`,
-      HTTP_PORT: '0',
-      HOST: '127.0.0.1',
-      // Production's level: one JSON line per request (to /dev/null here).
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_MINUTE: BIG,
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: BIG,
-      RATE_LIMIT_AUTH_PER_MINUTE: BIG,
-      OPS_EMAIL: 'ops@bench.example',
-      OPS_PASSWORD: 'ops passphrase for the bench',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      // e.g. `--max-old-space-size=256`: how the service fares with its heap capped.
-      ...(process.env.BENCH_SERVICE_NODE_OPTIONS
-        ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }
-        : {}),
-      ...extra,
-    });
+    const v = await startVariant(
+      name,
+      'variants/ours.ts',
+      {
+        ...o.certs,
+        DATABASE_URL: o.databaseUrl,
+        DATA_DIR: o.dataDir,
+        PORT: String(port),
+        PUBLIC_URL: `https://localhost:${port}`,
+        HTTP_PORT: '0',
+        HOST: '127.0.0.1',
+        // Production's level: one JSON line per request (to /dev/null here).
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_PER_MINUTE: BIG,
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: BIG,
+        RATE_LIMIT_AUTH_PER_MINUTE: BIG,
+        OPS_EMAIL: 'ops@bench.example',
+        OPS_PASSWORD: 'ops passphrase for the bench',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // e.g. `--max-old-space-size=256`: how the service fares with its heap capped.
+        ...(process.env.BENCH_SERVICE_NODE_OPTIONS
+          ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }
+          : {}),
+        ...extra,
+      },
+      true,
+    );
     o.processes.set(name, v);
     return v;
   };

@@ -127,4 +127,32 @@ describe('TokenCache', () => {
       await stop();
     }
   });
+
+  it('waits on a protocol Sync of the listening connection: no SQL statement per cached lookup', async () => {
+    const cache = new TokenCache();
+    const stop = await cache.listen(inject('databaseUrl'), log);
+    const query = pg.Client.prototype.query;
+    const sent: unknown[] = [];
+    pg.Client.prototype.query = function spy(this: pg.Client, ...args: unknown[]) {
+      sent.push(args[0]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      cache.set(
+        's',
+        { actor: clientActor(randomUUID(), []), exp: soon(), clientId: 'ca_s' },
+        cache.generation,
+        Date.now(),
+      );
+      for (let i = 0; i < 3; i++) expect(await cache.lookup('s', Date.now)).toBeDefined();
+      expect(sent.length).toBeGreaterThan(0);
+      const statements = sent.filter(
+        (q) => typeof q === 'string' || (q as { text?: string }).text !== undefined,
+      );
+      expect(statements).toEqual([]);
+    } finally {
+      pg.Client.prototype.query = query;
+      await stop();
+    }
+  });
 });

@@ -1,0 +1,103 @@
+// Plain rows for reads: SQL results mapped to an entity's property names and JavaScript values exactly as
+// hydration would map them, but with no entity instance, no identity map and no change tracking. Reads are the
+// hot path (a 100-car page is ~500 rows); entities stay for commands, which change and flush them.
+import { createHash } from 'node:crypto';
+import type { EntityClass, EntityMetadata } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool, QueryResultRow } from 'pg';
+
+type Row = Record<string, unknown>;
+type Mapper = (row: Row) => Row;
+
+const mappers = new WeakMap<EntityMetadata, Mapper>();
+
+/** Column names to property names and dates (MikroORM's compiled result mapper), then custom types. */
+function mapperFor(em: EntityManager, meta: EntityMetadata): Mapper {
+  const known = mappers.get(meta);
+  if (known) return known;
+  const comparator = em.getComparator();
+  const platform = em.getPlatform();
+  // The same conversions the hydrator applies: a custom type's JavaScript value (decimals), booleans as booleans.
+  const custom = meta.props.filter((p) => p.customType);
+  const booleans = meta.props.filter((p) => !p.customType && p.runtimeType === 'boolean');
+  const mapper: Mapper = (row) => {
+    const data = comparator.mapResult(meta, row) as Row;
+    for (const p of custom) {
+      const v = data[p.name];
+      if (v !== null && v !== undefined) data[p.name] = p.customType!.convertToJSValue(v, platform);
+    }
+    for (const p of booleans) {
+      const v = data[p.name];
+      if (v !== null && v !== undefined) data[p.name] = !!v;
+    }
+    return data;
+  };
+  mappers.set(meta, mapper);
+  return mapper;
+}
+
+/** Maps raw rows of `entity`'s table to plain objects shaped like the entity. */
+export function plainRows<T extends object>(em: EntityManager, entity: EntityClass<T>, rows: Row[]): T[] {
+  const map = mapperFor(em, em.getMetadata().get(entity) as EntityMetadata);
+  return rows.map((r) => map(r) as T);
+}
+
+/** Runs one read statement (in the request's transaction, if any) and returns plain objects. */
+export async function readRows<T extends object>(
+  em: EntityManager,
+  entity: EntityClass<T>,
+  sql: string,
+  params: readonly unknown[],
+): Promise<T[]> {
+  return plainRows(em, entity, await runRead<Row>(em, sql, params));
+}
+
+/** Statements with at most this many parameters are prepared once per connection (a car, a profile). */
+const PREPARED_MAX = 8;
+const numbered = new Map<string, { text: string; name: string }>();
+
+/** `?` placeholders as `$1, $2…`, and a statement name derived from the text (PostgreSQL keeps 63 bytes). */
+function statement(sql: string): { text: string; name: string } {
+  let s = numbered.get(sql);
+  if (!s) {
+    let n = 0;
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    s = { text, name: `r_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}` };
+    if (numbered.size >= 5000) numbered.clear();
+    numbered.set(sql, s);
+  }
+  return s;
+}
+
+/**
+ * A read statement with `?` placeholders. Inside a transaction it runs there, through MikroORM. Otherwise it goes
+ * straight to MikroORM's own pg pool with bound parameters, short ones as prepared statements: no query text is
+ * built by inlining values, and PostgreSQL plans a repeated lookup once per connection (test/bench, S2).
+ */
+export async function runRead<R>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<R[]> {
+  const trx = em.getTransactionContext();
+  const connection = em.getConnection();
+  if (trx) return connection.execute<R[]>(sql, [...params], 'all', trx);
+  // The statement hook (tests count statements with it) sees every read, as it does MikroORM's own.
+  em.config.get('onQuery')?.(sql, [...params]);
+  const pool = (await connection.getNativeClient()) as Pool;
+  const { text, name } = statement(sql);
+  const values = [...params];
+  if (params.length > PREPARED_MAX || unprepared.has(name))
+    return (await pool.query<R & QueryResultRow>({ text, values })).rows;
+  try {
+    return (await pool.query<R & QueryResultRow>({ name, text, values })).rows;
+  } catch (err) {
+    // A migration changed the table under a prepared `select *` ("cached plan must not change result type"):
+    // that statement is no longer prepared, on any connection, and this read runs again unprepared.
+    if ((err as { code?: string }).code !== '0A000') throw err;
+    unprepared.add(name);
+    return (await pool.query<R & QueryResultRow>({ text, values })).rows;
+  }
+}
+
+/** Statements that stopped being preparable while the process ran. */
+const unprepared = new Set<string>();
+
+/** `?, ?, ?` for an `in (…)` list of `n` values. */
+export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');

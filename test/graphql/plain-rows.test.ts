@@ -1,0 +1,90 @@
+// Reads return plain rows (src/db/rows.ts) instead of entities: every property must carry the same JavaScript
+// value hydration gives it (dates as Date, decimals as their declared type, nulls as null), for each entity the
+// read path maps, and no entity may enter the identity map.
+import { randomUUID } from 'node:crypto';
+import type { EntityClass } from '@mikro-orm/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Profile } from '../../src/accounts/profile.entity.js';
+import { UserAccount } from '../../src/accounts/user-account.entity.js';
+import { CarBooking } from '../../src/bookings/car-booking.entity.js';
+import { Car } from '../../src/cars/car.entity.js';
+import { readRows, runRead } from '../../src/db/rows.js';
+import { Rating } from '../../src/ratings/rating.entity.js';
+import { Verification } from '../../src/verifications/verification.entity.js';
+import { bookingIn, world } from '../factories/bookings.js';
+import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h.close());
+beforeEach(async () => h.reset());
+
+/** Each entity's rows read both ways: as entities through MikroORM and as plain rows. */
+async function bothWays<T extends object>(entity: EntityClass<T>, table: string) {
+  const em = h.orm.em.fork();
+  const entities = (await em.find(entity, {}, { orderBy: { id: 'asc' } as never })) as T[];
+  const plainEm = h.orm.em.fork();
+  const plain = await readRows(plainEm, entity, `select * from ${table} order by id asc`, []);
+  const props = em
+    .getMetadata()
+    .get(entity)
+    .props.map((p) => p.name);
+  return { entities, plain, props, identityMapSize: plainEm.getUnitOfWork().getIdentityMap().keys().length };
+}
+
+const cases = [
+  [Car, 'car'],
+  [UserAccount, 'user_account'],
+  [Profile, 'profile'],
+  [Verification, 'verification'],
+  [Rating, 'rating'],
+  [CarBooking, 'car_booking'],
+] as const;
+
+describe('plain rows on reads', () => {
+  beforeEach(async () => {
+    const w = await world(h);
+    await bookingIn(h, w, 'Approved');
+    const facts = bookingFacts(w.borrower.id, w.owner.id, { carId: w.carId });
+    await leaveFeedback(h, w.borrower.actor, facts, { rating: 4 });
+  });
+
+  it.each(cases)('%o: every property equals the hydrated entity’s, type included', async (entity, table) => {
+    const { entities, plain, props, identityMapSize } = await bothWays(entity as EntityClass<object>, table);
+    expect(entities.length).toBeGreaterThan(0);
+    expect(plain).toHaveLength(entities.length);
+    for (const [i, e] of entities.entries()) {
+      const p = plain[i] as Record<string, unknown>;
+      for (const name of props) {
+        const want = (e as Record<string, unknown>)[name];
+        expect({ name, value: p[name] }).toStrictEqual({ name, value: want });
+        expect(typeof p[name]).toBe(typeof want);
+      }
+    }
+    expect(identityMapSize).toBe(0);
+  });
+
+  it('keeps reading after a migration changes a table under a prepared statement', async () => {
+    const conn = h.orm.em.fork().getConnection();
+    await conn.execute('create table plain_probe (id uuid primary key, a text)');
+    try {
+      const id = randomUUID();
+      await conn.execute('insert into plain_probe (id, a) values (?, ?)', [id, 'x']);
+      const read = () =>
+        runRead<Record<string, unknown>>(h.orm.em.fork(), 'select * from plain_probe where id = ?', [id]);
+      // Every pooled connection gets the statement prepared, so the next read meets a stale plan.
+      for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 8 }, read));
+      await conn.execute(`alter table plain_probe add column b text not null default 'y'`);
+      for (let i = 0; i < 3; i++)
+        expect(await Promise.all([read(), read()])).toEqual([
+          [{ id, a: 'x', b: 'y' }],
+          [{ id, a: 'x', b: 'y' }],
+        ]);
+    } finally {
+      await conn.execute('drop table plain_probe');
+    }
+  });
+});
