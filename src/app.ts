@@ -25,6 +25,9 @@ import type { Orm } from './db/orm.js';
 import { createEdge } from './edge.js';
 import { type Context, createContext } from './graphql/context.js';
 import { formatError } from './graphql/errors.js';
+import { createExecutionGate } from './graphql/execution-gate.js';
+import { type GraphQLLimits, limitsPlugin } from './graphql/limits.js';
+import { graphqlLimits } from './graphql/limits.guard.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { Clock } from './shared/clock.js';
 import { isDomainError } from './shared/errors.js';
@@ -39,6 +42,8 @@ export interface AppDeps {
         | 'RATE_LIMIT_PER_MINUTE'
         | 'RATE_LIMIT_ANONYMOUS_PER_MINUTE'
         | 'RATE_LIMIT_AUTH_PER_MINUTE'
+        | 'GRAPHQL_MAX_DEPTH'
+        | 'GRAPHQL_MAX_COST'
       >
     >;
   orm: Orm;
@@ -58,6 +63,8 @@ export interface App {
   apollo: ApolloServer<Context>;
   /** Builds a GraphQL context for a raw Authorization header (graphql-ws, in-process callers). */
   contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
+  /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
+  limits: GraphQLLimits;
   stop(): Promise<void>;
 }
 
@@ -94,6 +101,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return createContext({ em: orm.em.fork(), actor, clock, requestId, log: log.child({ requestId }) });
   };
 
+  const limits: GraphQLLimits = {
+    maxDepth: deps.config.GRAPHQL_MAX_DEPTH ?? 12,
+    maxCost: deps.config.GRAPHQL_MAX_COST ?? 50_000,
+  };
+  // A REST page of 200 cars with everything embedded runs at once; larger executions share one budget
+  // (README Decisions: the limits and why).
+  const gate = createExecutionGate({ freeBelow: 5_000, budget: limits.maxCost });
+
   const apollo = new ApolloServer<Context>({
     schema: deps.schema,
     formatError,
@@ -105,6 +120,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       // No @cacheControl hints are used (the REST facade caches on its own), and the default plugin costs a hook
       // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
       ApolloServerPluginCacheControlDisabled(),
+      limitsPlugin<Context>(limits, gate),
       metrics.graphqlPlugin,
       bearerChallengePlugin<Context>(),
       // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.
@@ -210,6 +226,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   router.all(
     '/graphql',
     bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
+    graphqlLimits(deps.schema, limits),
     graphql as unknown as Koa.Middleware,
   );
   koa.use(router.routes()).use(router.allowedMethods());
@@ -271,6 +288,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     koa,
     apollo,
     contextFor,
+    limits,
     async stop() {
       await apollo.stop();
       await redis?.quit();

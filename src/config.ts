@@ -44,6 +44,8 @@ const envSchema = z.object({
   RATE_LIMIT_AUTH_PER_MINUTE: positiveInt.default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   METRICS_TOKEN: z.string().min(1).optional(),
+  GRAPHQL_MAX_DEPTH: positiveInt.default(12),
+  GRAPHQL_MAX_COST: positiveInt.default(50_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -3,10 +3,12 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { GraphQLSchema } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
+import { refusalOf } from './graphql/limits.guard.js';
 import { responseStatus } from './shared/errors.js';
 
 export interface ListenOptions {
@@ -79,6 +81,13 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
           ctx.extra.socket.close(4401, 'Unauthorized');
           return false;
         }
+      },
+      // CONTRACT §13: an operation over the limits gets an `error` message; the connection stays open.
+      onSubscribe: (_ctx, _id, payload) => {
+        const refusal = refusalOf(schema, app.limits, payload);
+        if (!refusal) return undefined;
+        const { http: _http, ...extensions } = refusal.extensions;
+        return [new GraphQLError(refusal.message, { extensions })];
       },
       context: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;

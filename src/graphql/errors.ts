@@ -20,6 +20,9 @@ function fieldFromCoercion(message: string): string | undefined {
   return /Variable "\$([^"]+)"/.exec(message)?.[1] ?? /Argument "([^"]+)"/.exec(message)?.[1];
 }
 
+const pick = (ext: Readonly<Record<string, unknown>> | undefined, key: string) =>
+  ext && ext[key] !== undefined ? { [key]: ext[key] } : {};
+
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isDomainError(original)) {
@@ -37,6 +40,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     };
   }
   const code = formatted.extensions?.code;
+  // CONTRACT §13: a document over the limits says which one and by how much.
+  if (code === 'QueryTooComplex')
+    return { message: formatted.message, extensions: { code, ...pick(formatted.extensions, 'meta') } };
   const inner = (original as { originalError?: { extensions?: { code?: unknown } } } | undefined)
     ?.originalError;
   const innerCode = typeof inner?.extensions?.code === 'string' ? inner.extensions.code : undefined;

@@ -1,0 +1,60 @@
+// The §13 limits at the GraphQL transports, before Apollo or graphql-ws parse and validate a document: a
+// document over the size, depth or cost limits must not even reach validation, whose work grows faster than
+// the document.
+import { type GraphQLError, type GraphQLSchema, parse } from 'graphql';
+import type Koa from 'koa';
+import { checkComplexity, checkSize, type GraphQLLimits } from './limits.js';
+
+interface GraphQLParams {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+}
+
+const asObject = (v: unknown): Record<string, unknown> | undefined => {
+  if (typeof v === 'string') {
+    try {
+      return asObject(JSON.parse(v));
+    } catch {
+      return undefined;
+    }
+  }
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+};
+
+/** The refusal for these parameters, if any; a document that does not parse is left to the transport. */
+export function refusalOf(
+  schema: GraphQLSchema,
+  limits: GraphQLLimits,
+  params: GraphQLParams,
+): GraphQLError | undefined {
+  if (typeof params.query !== 'string') return undefined;
+  try {
+    checkSize(params.query);
+    let document: ReturnType<typeof parse>;
+    try {
+      document = parse(params.query);
+    } catch {
+      return undefined;
+    }
+    const name = typeof params.operationName === 'string' ? params.operationName : undefined;
+    checkComplexity(schema, document, limits, name, asObject(params.variables));
+    return undefined;
+  } catch (e) {
+    return e as GraphQLError;
+  }
+}
+
+/** Koa, in front of Apollo on /graphql (after the body parser): 400 QueryTooComplex, nothing executed. */
+export function graphqlLimits(schema: GraphQLSchema, limits: GraphQLLimits): Koa.Middleware {
+  return async (ctx, next) => {
+    const params: GraphQLParams =
+      ctx.method === 'GET' ? (ctx.query as GraphQLParams) : ((ctx.request as { body?: GraphQLParams }).body ?? {});
+    const refusal = refusalOf(schema, limits, params);
+    if (!refusal) return next();
+    ctx.status = 400;
+    ctx.type = 'application/json';
+    const { http: _http, ...extensions } = refusal.extensions;
+    ctx.body = { errors: [{ message: refusal.message, extensions }] };
+  };
+}
