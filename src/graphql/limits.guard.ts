@@ -49,7 +49,9 @@ export function refusalOf(
 export function graphqlLimits(schema: GraphQLSchema, limits: GraphQLLimits): Koa.Middleware {
   return async (ctx, next) => {
     const params: GraphQLParams =
-      ctx.method === 'GET' ? (ctx.query as GraphQLParams) : ((ctx.request as { body?: GraphQLParams }).body ?? {});
+      ctx.method === 'GET'
+        ? (ctx.query as GraphQLParams)
+        : ((ctx.request as { body?: GraphQLParams }).body ?? {});
     const refusal = refusalOf(schema, limits, params);
     if (!refusal) return next();
     ctx.status = 400;

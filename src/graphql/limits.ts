@@ -36,10 +36,13 @@ export function checkComplexity(
   const c = complexityOf(schema, document, operationName, variables);
   if (!c) return 0;
   if (c.depth > limits.maxDepth)
-    throw tooComplex(`The document is nested ${c.depth} levels deep; at most ${limits.maxDepth} are allowed`, {
-      Depth: c.depth,
-      MaxDepth: limits.maxDepth,
-    });
+    throw tooComplex(
+      `The document is nested ${c.depth} levels deep; at most ${limits.maxDepth} are allowed`,
+      {
+        Depth: c.depth,
+        MaxDepth: limits.maxDepth,
+      },
+    );
   if (c.cost > limits.maxCost)
     throw tooComplex(
       `The document could return ${c.cost} objects; at most ${limits.maxCost} are allowed (lower limit arguments or split it)`,
@@ -49,7 +52,10 @@ export function checkComplexity(
 }
 
 /** Apollo: every operation (HTTP and in-process callers alike) is checked, then runs through the gate. */
-export function limitsPlugin<C extends object>(limits: GraphQLLimits, gate: ExecutionGate): ApolloServerPlugin<C> {
+export function limitsPlugin<C extends object>(
+  limits: GraphQLLimits,
+  gate: ExecutionGate,
+): ApolloServerPlugin<C> {
   return {
     async requestDidStart() {
       let cost = 0;
