@@ -112,7 +112,7 @@ export function fromGraphQL(
     ? (ext.errors as { code?: unknown; field?: unknown; message?: unknown; meta?: unknown }[]).map((x) => ({
         ErrorCode: String(x.code ?? code),
         FieldName: typeof x.field === 'string' ? rename(x.field) : '',
-        Message: String(x.message ?? ''),
+        Message: restWording(String(x.message ?? ''), typeof x.field === 'string' ? rename(x.field) : ''),
         ...(x.meta && typeof x.meta === 'object' ? { Meta: toRest(x.meta) as Record<string, unknown> } : {}),
       }))
     : [];
@@ -122,17 +122,40 @@ export function fromGraphQL(
     statusOf[code] === 400 &&
     code !== 'RuleViolation'
   )
-    errors.push({ ErrorCode: code, FieldName: rename(ext.field), Message: e.message });
+    errors.push({
+      ErrorCode: code,
+      FieldName: rename(ext.field),
+      Message: restWording(e.message, rename(ext.field)),
+    });
   const meta =
     ext.meta && typeof ext.meta === 'object' ? (toRest(ext.meta) as Record<string, unknown>) : undefined;
   const status = statusOf[code];
   const message =
-    code === 'InternalServerError' && !known(ext.code) ? 'An unexpected error occurred.' : e.message;
+    code === 'InternalServerError' && !known(ext.code)
+      ? 'An unexpected error occurred.'
+      : (errors[0]?.Message ?? restWording(e.message, ''));
   return new RestError(
     status,
     { ErrorCode: code, Message: message, Errors: errors, ...(meta ? { Meta: meta } : {}) },
     authHeaders(code, meta),
   );
+}
+
+/** GraphQL's own phrasing, which a REST client must never see (CONTRACT §13). */
+const GRAPHQL_WORDING =
+  /Variable "\$|got invalid value|cannot represent|Expected type|Argument "|Field "/;
+
+/**
+ * A message in REST words: GraphQL coercion messages (`Variable "$input" got invalid value … at "input.seats";
+ * Int cannot represent …`) become the field's name and our own reason when there is one, a plain sentence when not.
+ */
+export function restWording(message: string, field: string): string {
+  if (!GRAPHQL_WORDING.test(message)) return message;
+  const reason = message.split('; ').at(-1) ?? '';
+  const subject = field || 'A value in the request';
+  if (reason && !GRAPHQL_WORDING.test(reason) && /^[a-z]/.test(reason)) return `${subject} ${reason}`;
+  if (/non 32-bit/.test(message)) return `${subject} is out of range`;
+  return `${subject} is not valid`;
 }
 
 /** RFC 6750 challenges: 401 always names the realm; a bad token and a missing scope say so. */

@@ -17,6 +17,7 @@ import { rateLimits } from '../rest-facade/ratelimit.js';
 import type { Actor } from './auth/actor.js';
 import type { Authenticator } from './auth/authenticate.js';
 import { asHttpError, bearerChallengePlugin } from './auth/challenge.js';
+import { oauthGuard } from './auth/oauth.guard.js';
 import { type AuthServer, OAUTH_PATH } from './auth/oauth.server.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/dashboard.server.js';
@@ -235,6 +236,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // this app's context and so needs the same keys.
   if (deps.oauth) {
     koa.keys = deps.oauth.cookieKeys;
+    koa.use(oauthGuard(OAUTH_PATH));
     koa.use(deps.oauth.interactions.routes());
     koa.use(mount(OAUTH_PATH, deps.oauth.provider));
   }

@@ -56,9 +56,18 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     (typeof code === 'string' && known.has(code) && code !== 'InternalServerError')
   ) {
     // Input coercion (wrong type, bad DateTime): a field error naming the argument.
+    // An integer wider than GraphQL's 32 bits is out of range (CONTRACT §13), not merely invalid.
+    const wide = /non 32-bit signed integer/.test(formatted.message);
     const fieldCode =
-      innerCode && known.has(innerCode) ? innerCode : code === 'BAD_USER_INPUT' ? 'InvalidValue' : code;
-    const field = fieldFromCoercion(formatted.message);
+      innerCode && known.has(innerCode)
+        ? innerCode
+        : code === 'BAD_USER_INPUT'
+          ? wide
+            ? 'OutOfRange'
+            : 'InvalidValue'
+          : code;
+    const given = formatted.extensions?.field;
+    const field = typeof given === 'string' ? given : fieldFromCoercion(formatted.message);
     return {
       message: formatted.message,
       extensions: {

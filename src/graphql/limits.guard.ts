@@ -4,6 +4,7 @@
 import { type GraphQLError, type GraphQLSchema, parse } from 'graphql';
 import type Koa from 'koa';
 import { checkComplexity, checkSize, type GraphQLLimits } from './limits.js';
+import { nulRefusal } from './nul-input.js';
 
 interface GraphQLParams {
   query?: unknown;
@@ -38,14 +39,15 @@ export function refusalOf(
       return undefined;
     }
     const name = typeof params.operationName === 'string' ? params.operationName : undefined;
-    checkComplexity(schema, document, limits, name, asObject(params.variables));
-    return undefined;
+    const variables = asObject(params.variables);
+    checkComplexity(schema, document, limits, name, variables);
+    return nulRefusal(document, variables);
   } catch (e) {
     return e as GraphQLError;
   }
 }
 
-/** Koa, in front of Apollo on /graphql (after the body parser): 400 QueryTooComplex, nothing executed. */
+/** Koa, in front of Apollo on /graphql (after the body parser): 400 with the refusal, nothing executed. */
 export function graphqlLimits(schema: GraphQLSchema, limits: GraphQLLimits): Koa.Middleware {
   return async (ctx, next) => {
     const params: GraphQLParams =

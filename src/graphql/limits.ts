@@ -4,6 +4,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
+import { nulRefusal } from './nul-input.js';
 
 /** Documents longer than this are refused unread (validation costs grow faster than a document's size). */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
@@ -63,6 +64,8 @@ export function limitsPlugin<C extends object>(
       return {
         async didResolveOperation(rc) {
           checkSize(rc.source);
+          const nul = nulRefusal(rc.document, rc.request.variables);
+          if (nul) throw nul;
           cost = checkComplexity(rc.schema, rc.document, limits, rc.operationName, rc.request.variables);
         },
         async executionDidStart() {
