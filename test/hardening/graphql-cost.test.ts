@@ -36,10 +36,12 @@ describe('counting', () => {
   const cost = (q: string, v?: Record<string, unknown>) => complexityOf(schema, parse(q), null, v);
   it('counts a limit into everything below it; page nodes add no factor; a plain list counts 10', () => {
     // cars(limit: 50) = 50; each node's owner 1, the owner's rating 1, its verifications 10.
-    expect(cost('{ cars(limit: 50) { nodes { id owner { rating { id } } verifications { id } } } }')).toEqual({
-      depth: 5,
-      cost: 50 + 50 * (1 + 1 + 10),
-    });
+    expect(cost('{ cars(limit: 50) { nodes { id owner { rating { id } } verifications { id } } } }')).toEqual(
+      {
+        depth: 5,
+        cost: 50 + 50 * (1 + 1 + 10),
+      },
+    );
     // Omitted limit = the default page size (100); a variable is read from the request.
     expect(cost('{ cars { total } }')?.cost).toBe(100);
     expect(cost('query($n: Int) { cars(limit: $n) { total } }', { n: 7 })?.cost).toBe(7);
