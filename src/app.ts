@@ -17,6 +17,7 @@ import { rateLimits } from '../rest-facade/ratelimit.js';
 import type { Actor } from './auth/actor.js';
 import type { Authenticator } from './auth/authenticate.js';
 import { asHttpError, bearerChallengePlugin } from './auth/challenge.js';
+import { discoveryScopes, oauthTooManyRequests } from './auth/oauth.edges.js';
 import { oauthGuard } from './auth/oauth.guard.js';
 import { type AuthServer, OAUTH_PATH } from './auth/oauth.server.js';
 import type { Config } from './config.js';
@@ -198,6 +199,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       identify,
       publicUrl: deps.config.PUBLIC_URL,
       onStoreError: redisTrouble,
+      refuse: oauthTooManyRequests(OAUTH_PATH),
     }),
   );
 
@@ -237,6 +239,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   if (deps.oauth) {
     koa.keys = deps.oauth.cookieKeys;
     koa.use(oauthGuard(OAUTH_PATH));
+    koa.use(discoveryScopes(OAUTH_PATH));
     koa.use(deps.oauth.interactions.routes());
     koa.use(mount(OAUTH_PATH, deps.oauth.provider));
   }
