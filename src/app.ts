@@ -122,7 +122,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       // No @cacheControl hints are used (the REST facade caches on its own), and the default plugin costs a hook
       // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
       ApolloServerPluginCacheControlDisabled(),
-      limitsPlugin<Context>(limits, gate),
+      limitsPlugin(limits, gate, formatError),
       metrics.graphqlPlugin,
       bearerChallengePlugin<Context>(),
       // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.

@@ -4,6 +4,8 @@
 export interface ExecutionGate {
   /** Waits until an execution of this cost may run; call the returned function when it is done. */
   enter(cost: number): Promise<() => void>;
+  /** Whether an execution of this cost is a large one (it waits for its share of the budget). */
+  isLarge(cost: number): boolean;
   /** Executions waiting now, and the budget in use (for tests and metrics). */
   readonly waiting: number;
   readonly inUse: number;
@@ -32,6 +34,7 @@ export function createExecutionGate({ freeBelow, budget }: GateOptions): Executi
   };
 
   return {
+    isLarge: (cost) => cost > freeBelow,
     get waiting() {
       return queue.length;
     },

@@ -2,9 +2,11 @@
 // `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { nulRefusal } from './nul-input.js';
+import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
 
 /** Documents longer than this are refused unread (validation costs grow faster than a document's size). */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
@@ -52,11 +54,15 @@ export function checkComplexity(
   return c.cost;
 }
 
-/** Apollo: every operation (HTTP and in-process callers alike) is checked, then runs through the gate. */
-export function limitsPlugin<C extends object>(
+/**
+ * Apollo: every operation (HTTP and in-process callers alike) is checked, then runs through the gate; a large
+ * query of several root fields runs them one at a time.
+ */
+export function limitsPlugin(
   limits: GraphQLLimits,
   gate: ExecutionGate,
-): ApolloServerPlugin<C> {
+  formatError: FormatError,
+): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
       let cost = 0;
@@ -68,8 +74,20 @@ export function limitsPlugin<C extends object>(
           if (nul) throw nul;
           cost = checkComplexity(rc.schema, rc.document, limits, rc.operationName, rc.request.variables);
         },
-        async executionDidStart() {
+        async responseForOperation(rc) {
           leave = await gate.enter(cost);
+          const { operation } = rc;
+          if (!gate.isLarge(cost) || operation.operation !== 'query' || rootFieldCount(operation) < 2)
+            return null;
+          const result = await executeByRootField({
+            schema: rc.schema,
+            document: rc.document,
+            operation,
+            variables: rc.request.variables,
+            context: rc.contextValue,
+            formatError,
+          });
+          return { http: rc.response.http, body: { kind: 'single', singleResult: result } };
         },
         async willSendResponse() {
           leave?.();

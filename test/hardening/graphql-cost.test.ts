@@ -126,6 +126,27 @@ describe('refusals', () => {
   });
 });
 
+describe('large queries of several root fields', () => {
+  it('run one root field at a time with the same answer, errors included', async () => {
+    const user = await createUser(env.h);
+    for (let i = 0; i < 3; i += 1) await createCar(env.h, user.actor);
+    const field = 'cars(limit: 1000, sort: "make") { total nodes { id make owner { id } } }';
+    // 7 × 1000 + 7 × 1000 owners: over the 5,000 below which executions run whole.
+    const aliases7 = Array.from({ length: 7 }, (_, i) => `a${i}: ${field}`).join(' ');
+    const many = await gql(`{ ${aliases7} }`);
+    const one = await gql(`{ ${field} }`);
+    expect(one.json.data.cars.total).toBe(3);
+    expect(many.status).toBe(200);
+    for (let i = 0; i < 7; i += 1) expect(many.json.data[`a${i}`]).toEqual(one.json.data.cars);
+    expect(Object.keys(many.json.data)).toEqual(Array.from({ length: 7 }, (_, i) => `a${i}`));
+    // A failing non-null root field nulls the whole answer, as in one execution.
+    const missing = `missing: car(id: "00000000-0000-4000-8000-000000000000") { id }`;
+    const failed = await gql(`{ ${aliases7} ${missing} }`);
+    expect(failed.json.data).toBeNull();
+    expect(failed.json.errors).toMatchObject([{ path: ['missing'], extensions: { code: 'NotFound' } }]);
+  });
+});
+
 describe('every REST facade document fits', () => {
   it('every route with embed=all and limit=1000 stays within depth 12 and cost 50,000', () => {
     const table = new RouteTable(schema, routeModules);
