@@ -142,8 +142,7 @@ export function fromGraphQL(
 }
 
 /** GraphQL's own phrasing, which a REST client must never see (CONTRACT §13). */
-const GRAPHQL_WORDING =
-  /Variable "\$|got invalid value|cannot represent|Expected type|Argument "|Field "/;
+const GRAPHQL_WORDING = /Variable "\$|got invalid value|cannot represent|Expected type|Argument "|Field "/;
 
 /**
  * A message in REST words: GraphQL coercion messages (`Variable "$input" got invalid value … at "input.seats";

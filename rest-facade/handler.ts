@@ -145,6 +145,10 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       ? parseEmbed(control('embed'), deps.schema, table.names, node, single)
       : parseEmbed(undefined, deps.schema, table.names, node, single);
     const filter = isGet ? parseFilter(control('filter'), node) : null;
+    // CONTRACT §13: a NUL anywhere in the path is InvalidValue naming the parameter, before any format rule.
+    for (const [param, value] of pathParams)
+      if (value.includes('\0'))
+        throw fieldErrors([fieldError('InvalidValue', param, `${param} must not contain NUL characters`)]);
     for (const [param, f] of Object.entries(route.def.formats ?? {}))
       if (!f.pattern.test(pathParams.get(param) ?? ''))
         throw fieldErrors([fieldError('InvalidFormat', param, `${param} must be ${f.description}`)]);

@@ -178,7 +178,12 @@ export async function updateUserAccount(
 async function revokeTokensOf(ctx: CommandContext, accountId: string): Promise<void> {
   await ctx.em
     .getConnection()
-    .execute('delete from oauth_model where account_id = ?', [accountId], 'run', ctx.em.getTransactionContext());
+    .execute(
+      'delete from oauth_model where account_id = ?',
+      [accountId],
+      'run',
+      ctx.em.getTransactionContext(),
+    );
 }
 
 async function setStatus(ctx: CommandContext, id: string, status: AccountStatus): Promise<UserAccount> {

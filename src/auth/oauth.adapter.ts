@@ -48,8 +48,7 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
       // A refresh token already exchanged reads as consumed however soon it comes back, so oidc-provider's reuse
       // detection revokes the whole grant (CONTRACT §14, RFC 9700 §4.14.2). Redemptions truly at once are told
       // apart by `consume` below: the loser gets invalid_grant and the winner keeps its tokens.
-      if (row.consumed_at)
-        payload.consumed = Math.floor(new Date(row.consumed_at).getTime() / 1000);
+      if (row.consumed_at) payload.consumed = Math.floor(new Date(row.consumed_at).getTime() / 1000);
       return payload;
     }
 

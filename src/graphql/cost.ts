@@ -61,17 +61,17 @@ export function complexityOf(
   /** The `limit` this field asks for: its literal, its variable, or the default page size. */
   const limitOf = (node: FieldNode): number => {
     const arg = node.arguments?.find((a) => a.name.value === 'limit');
-    const value = arg ? valueOf(arg.value) : undefined;
+    const value = arg ? numberIn(arg.value) : undefined;
     const n = typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : DEFAULT_LIMIT;
     return Math.max(1, n);
   };
-  const valueOf = (v: ValueNode): unknown => {
+  const numberIn = (v: ValueNode): unknown => {
     if (v.kind === Kind.INT || v.kind === Kind.FLOAT) return Number(v.value);
     if (v.kind !== Kind.VARIABLE) return undefined;
     const given = variables?.[v.name.value];
     if (given !== undefined && given !== null) return typeof given === 'string' ? Number(given) : given;
     const fallback = declared.get(v.name.value);
-    return fallback ? valueOf(fallback) : undefined;
+    return fallback ? numberIn(fallback) : undefined;
   };
 
   // Fragments are costed once per parent type and reused: cost is linear in the multiplier, so a fragment's

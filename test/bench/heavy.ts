@@ -41,6 +41,8 @@ try {
     RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
     OPS_EMAIL: 'ops@bench.example',
     OPS_PASSWORD: 'ops passphrase for the bench',
+    // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
+    ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
   });
   const token = await clientCredentialsToken(
     origin,

@@ -56,6 +56,8 @@ describe('NUL bytes', () => {
       ErrorCode: 'InvalidValue',
       FieldName: 'Description',
     });
+    const path = await env.call('GET', '/api/cars/a%00b', { token });
+    expect(path.json.ResponseStatus.Errors[0]).toMatchObject({ ErrorCode: 'InvalidValue', FieldName: 'Id' });
     // Nothing was stored.
     const mine = await env.call('GET', `/api/cars?ownerid=${user.id}`, { token });
     expect(mine.json.Metadata.Total).toBe(0);
@@ -155,6 +157,22 @@ describe('numbers', () => {
       Errors: [{ FieldName: 'Offset' }],
     });
     for (const r of [seats, offset]) expect(r.text).not.toMatch(GRAPHQL_WORDS);
+  });
+});
+
+describe('webhook targets', () => {
+  it('refuses a trailing-dot loopback name and a name that does not resolve, at subscription', async () => {
+    for (const url of ['https://localhost./h', 'https://127.0.0.1./h', 'https://no-such-host.invalid/h']) {
+      const r = await env.call('POST', '/api/webhooks/subscriptions', {
+        token: ops,
+        body: { Name: 'Hostile', Events: ['profile_update'], Config: { Url: url } },
+      });
+      expect(r.status, url).toBe(400);
+      expect(r.json.ResponseStatus.Errors[0], url).toMatchObject({
+        ErrorCode: 'InvalidValue',
+        FieldName: 'Config.Url',
+      });
+    }
   });
 });
 
