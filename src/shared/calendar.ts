@@ -20,7 +20,8 @@ export function readUtc(text: string): UtcReading {
     };
   const [, y, mo, d, h, mi, s, frac] = m;
   const year = Number(y);
-  if (y!.length !== 4 || year < 1 || year > 9999)
+  // ISO 8601's expanded form (`+010000`) is read too, so a year beyond 9999 is out of range, not malformed.
+  if (!(year >= 1 && year <= 9999))
     return { ok: false, code: 'OutOfRange', message: 'must be a year from 0001 to 9999' };
   const month = Number(mo);
   const day = Number(d);

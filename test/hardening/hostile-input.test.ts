@@ -157,6 +157,11 @@ describe('numbers', () => {
       Errors: [{ FieldName: 'Offset' }],
     });
     for (const r of [seats, offset]) expect(r.text).not.toMatch(GRAPHQL_WORDS);
+    const gql = await env.call('POST', '/graphql', {
+      token,
+      body: { query: 'query($n: Int) { cars(offset: $n) { total } }', variables: { n: 1e12 } },
+    });
+    expect(gql.json.errors[0].extensions).toMatchObject({ code: 'OutOfRange', field: 'n' });
   });
 });
 
