@@ -3,7 +3,7 @@
 // the document.
 import { type GraphQLError, type GraphQLSchema, parse } from 'graphql';
 import type Koa from 'koa';
-import { checkComplexity, checkSize, type GraphQLLimits } from './limits.js';
+import { checkComplexity, checkSize, type GraphQLLimits, tooComplex } from './limits.js';
 import { nulRefusal } from './nul-input.js';
 
 interface GraphQLParams {
@@ -43,6 +43,8 @@ export function refusalOf(
     checkComplexity(schema, document, limits, name, variables);
     return nulRefusal(document, variables);
   } catch (e) {
+    // Nesting deep enough to exhaust the stack is too deep by any limit.
+    if (e instanceof RangeError) return tooComplex('The document is nested too deeply');
     return e as GraphQLError;
   }
 }

@@ -80,6 +80,12 @@ describe('refusals', () => {
     );
   });
 
+  it('refuses nesting deep enough to exhaust a stack, as QueryTooComplex', async () => {
+    const r = await gql(`{ ${'a { '.repeat(15_000)}id${' }'.repeat(15_000)} }`);
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0].extensions.code).toBe('QueryTooComplex');
+  });
+
   it('refuses a document over 64 KiB', async () => {
     const big = `{ __typename ${' '.repeat(65 * 1024)} }`;
     const r = await gql(big);
