@@ -11,6 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Context } from './context.js';
+import { collectSoon } from './gc-hint.js';
 
 export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
@@ -44,6 +45,7 @@ export async function executeByRootField(args: {
       // What the previous root field loaded is in its answer now; the entities and loader caches can go.
       context.em.clear();
       context.loaders.clear();
+      void collectSoon();
       await nextTurn();
     }
     const r = await execute({
