@@ -14,11 +14,12 @@ const oauthError = (ctx: Koa.Context, status: number, description: string) => {
 
 class TooLarge extends Error {}
 
+/** Stops reading at the limit without destroying the request, so the client still gets the 413 (Node drains the rest). */
 async function readBody(req: Koa.Context['req']): Promise<Buffer> {
   if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) throw new TooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > BODY_LIMIT) throw new TooLarge();
     chunks.push(chunk as Buffer);

@@ -1,6 +1,7 @@
 // CONTRACT §13 through real HTTP: NUL bytes, impossible dates and years, numbers out of range, oversized
 // headers and bodies — each a clear 400/413/431 with a ResponseStatus, never a 5xx, nothing stored.
 import { connect } from 'node:tls';
+import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { world } from '../factories/bookings.js';
@@ -204,6 +205,25 @@ describe('oversized requests', () => {
       headers: { 'Content-Type': 'application/json' },
     });
     expect(gql.status).toBe(413);
+    // Sent in chunks, with no Content-Length to go by: the same 413, not a reset connection.
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    const chunked = await fetch(`${env.origin}/api/cars`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ops}` },
+      duplex: 'half',
+      dispatcher: new Agent({ connect: { ca: env.service.cert } }),
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"Description":"'));
+          for (let i = 0; i < 40; i += 1) c.enqueue(chunk);
+          c.close();
+        },
+      }),
+    });
+    expect(chunked.status).toBe(413);
+    expect(
+      ((await chunked.json()) as { ResponseStatus: { ErrorCode: string } }).ResponseStatus.ErrorCode,
+    ).toBe('PayloadTooLarge');
   });
 
   it('a malformed request line is a 400 with a ResponseStatus, not a bare reset', async () => {

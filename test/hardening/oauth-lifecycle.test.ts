@@ -45,7 +45,22 @@ describe('hostile requests to the token endpoint', () => {
     );
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ error: 'invalid_request' });
-    // The endpoint still works after both.
+    // Sent in chunks, with no Content-Length to go by: the same 413, not a reset connection.
+    const chunk = new TextEncoder().encode('a'.repeat(64 * 1024));
+    const chunked = await s.fetch('/api/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      duplex: 'half',
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('grant_type=client_credentials&x='));
+          for (let i = 0; i < 40; i += 1) c.enqueue(chunk);
+          c.close();
+        },
+      }),
+    });
+    expect(chunked.status).toBe(413);
+    // The endpoint still works after all three.
     const ok = await s.fetch('/api/oauth/token', {
       ...form('grant_type=client_credentials'),
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
