@@ -23,6 +23,8 @@ export const statusOf = {
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   TooManyRequests: 429,
+  // A document over the GraphQL limits (CONTRACT §13): only when GRAPHQL_MAX_COST is set below what a route sends.
+  QueryTooComplex: 400,
   InternalServerError: 500,
 } as const;
 export type RestErrorCode = keyof typeof statusOf;

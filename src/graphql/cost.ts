@@ -17,7 +17,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { DEFAULT_LIMIT } from '../shared/pagination.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/pagination.js';
 
 /** A list field without a `limit` argument is counted as this many objects. */
 export const UNLIMITED_LIST_FACTOR = 10;
@@ -63,7 +63,9 @@ export function complexityOf(
     const arg = node.arguments?.find((a) => a.name.value === 'limit');
     const value = arg ? numberIn(arg.value) : undefined;
     const n = typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : DEFAULT_LIMIT;
-    return Math.max(1, n);
+    // A page never holds more than MAX_LIMIT: a larger limit is refused by the field itself (OutOfRange naming
+    // it), so it could return no more objects than that.
+    return Math.min(MAX_LIMIT, Math.max(1, n));
   };
   const numberIn = (v: ValueNode): unknown => {
     if (v.kind === Kind.INT || v.kind === Kind.FLOAT) return Number(v.value);

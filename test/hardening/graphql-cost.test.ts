@@ -93,17 +93,23 @@ describe('refusals', () => {
     expect(r.json.errors[0].extensions.code).toBe('QueryTooComplex');
   });
 
-  it('lets introspection through and honours GRAPHQL_MAX_COST via variables too', async () => {
+  it('lets introspection through, reads limits from variables, and counts a page at most 1000', async () => {
     const intro = await gql('{ __schema { types { name fields { name args { name } } } } }');
     expect(intro.status).toBe(200);
-    const r = await gql(
-      'query($n: Int) { a: cars(limit: $n) { nodes { id } } b: cars(limit: $n) { nodes { id } } }',
-      {
-        n: 30_000,
-      },
-    );
+    // A limit read from a variable counts like a literal: 51 × 1000 is over 50,000.
+    const fields = Array.from({ length: 51 }, (_, i) => `a${i}: cars(limit: $n) { nodes { id } }`).join(' ');
+    const r = await gql(`query($n: Int) { ${fields} }`, { n: 1000 });
     expect(r.status).toBe(400);
-    expect(r.json.errors[0].extensions.code).toBe('QueryTooComplex');
+    expect(r.json.errors[0].extensions).toMatchObject({ code: 'QueryTooComplex', meta: { Cost: 51_000 } });
+    // A limit above the largest page costs what a page can hold, and the field itself refuses it.
+    const huge = await gql('query($n: Int) { cars(limit: $n) { total } }', { n: 360_294_775 });
+    expect(huge.json.errors[0].extensions.code).toBe('OutOfRange');
+    const rest = await env.call('GET', '/api/cars?limit=360294775', { token: ops });
+    expect(rest.status).toBe(400);
+    expect(rest.json.ResponseStatus).toMatchObject({
+      ErrorCode: 'OutOfRange',
+      Errors: [{ FieldName: 'Limit' }],
+    });
   });
 
   it('over graphql-ws: an error message with the same code, and the connection stays open', async () => {
