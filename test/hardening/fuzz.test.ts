@@ -6,9 +6,12 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { apiScopes } from '../../src/auth/actor.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { modules } from '../../src/modules.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { type RestEnv, startRest } from '../rest-facade/support.js';
 import { asClient, asOps } from '../support/actors.js';
+import { graphqlCases, oauthCases } from './fuzz.graphql.js';
 import { asText, bodyFor, type Json, type Operation, operationsOf, valueFor } from './fuzz.support.js';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261126;
@@ -113,4 +116,44 @@ it(`answers no 5xx and a ResponseStatus on every 4xx for hostile requests (seed 
   );
   console.log(`fuzz: ${sent} requests sent, no 5xx`);
   expect(sent).toBeGreaterThanOrEqual(RUNS);
+}, 600_000);
+
+it(`GraphQL: hostile variables for every root field never give a 5xx or an internal error (seed ${SEED})`, async () => {
+  const runs = Math.ceil(RUNS / 2);
+  console.log(`fuzz graphql: seed=${SEED} cases=${runs}`);
+  await fc.assert(
+    fc.asyncProperty(
+      graphqlCases(buildSchema(modules)),
+      fc.constantFrom('owner', 'borrower', 'ops', 'client', 'none'),
+      async (c, who) => {
+        const token = tokens[who];
+        const r = await env.call('POST', '/graphql', { ...(token ? { token } : {}), body: c });
+        const what = `${c.query} ${JSON.stringify(c.variables).slice(0, 300)} as ${who} → ${r.status} ${r.text.slice(0, 300)}`;
+        expect(r.status, what).toBeLessThan(500);
+        for (const e of r.json?.errors ?? [])
+          expect(e.extensions?.code, what).not.toBe('InternalServerError');
+      },
+    ),
+    { seed: SEED, numRuns: runs, endOnFailure: true },
+  );
+}, 600_000);
+
+it(`OAuth: hostile forms at the token endpoints get an OAuth error, never a 5xx (seed ${SEED})`, async () => {
+  const runs = Math.ceil(RUNS / 4);
+  console.log(`fuzz oauth: seed=${SEED} cases=${runs}`);
+  await fc.assert(
+    fc.asyncProperty(oauthCases, async (c) => {
+      const r = await env.call('POST', c.path, {
+        body: new URLSearchParams(c.params).toString(),
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          ...(c.basic ? { Authorization: c.basic } : {}),
+        },
+      });
+      const what = `${c.path} ${JSON.stringify(c.params).slice(0, 300)} → ${r.status} ${r.text.slice(0, 300)}`;
+      expect(r.status, what).toBeLessThan(500);
+      if (r.status >= 400) expect(typeof r.json?.error, what).toBe('string');
+    }),
+    { seed: SEED, numRuns: runs, endOnFailure: true },
+  );
 }, 600_000);
