@@ -28,9 +28,9 @@ const hostileText = fc.constantFrom<unknown>(
 const hostileNumber = fc.constantFrom<unknown>(2 ** 31, -(2 ** 31) - 1, 1e308, -1, 0, 0.5, 1000, 1001);
 const wrongType = fc.constantFrom<unknown>(null, true, [], {}, 'text', 12);
 
-function valueOf(type: GraphQLInputType, depth: number): fc.Arbitrary<unknown> {
+function hostileOf(type: GraphQLInputType, depth: number): fc.Arbitrary<unknown> {
   const t = getNullableType(type);
-  if (isListType(t)) return fc.oneof(fc.array(valueOf(t.ofType, depth + 1), { maxLength: 3 }), wrongType);
+  if (isListType(t)) return fc.oneof(fc.array(hostileOf(t.ofType, depth + 1), { maxLength: 3 }), wrongType);
   if (isEnumType(t))
     return fc.oneof(fc.constantFrom(...t.getValues().map((v) => v.name)), hostileText, wrongType);
   if (isInputObjectType(t)) {
@@ -41,7 +41,7 @@ function valueOf(type: GraphQLInputType, depth: number): fc.Arbitrary<unknown> {
         .subarray(fields)
         .chain((chosen) =>
           fc
-            .tuple(...chosen.map((f) => valueOf(f.type, depth + 1)))
+            .tuple(...chosen.map((f) => hostileOf(f.type, depth + 1)))
             .map((vs) => Object.fromEntries(chosen.map((f, i) => [f.name, vs[i]]))),
         ),
       wrongType,
@@ -69,7 +69,7 @@ export function graphqlCases(schema: GraphQLSchema): fc.Arbitrary<GraphQLCase> {
     fc
       .tuple(
         ...field.args.map((a: GraphQLArgument) =>
-          isNonNullType(a.type) ? valueOf(a.type, 0) : fc.option(valueOf(a.type, 0), { nil: undefined }),
+          isNonNullType(a.type) ? hostileOf(a.type, 0) : fc.option(hostileOf(a.type, 0), { nil: undefined }),
         ),
       )
       .map((values) => {
