@@ -1,7 +1,7 @@
 // The §13 limits at the GraphQL transports, before Apollo or graphql-ws parse and validate a document: a
 // document over the size, depth or cost limits must not even reach validation, whose work grows faster than
 // the document.
-import { type GraphQLError, type GraphQLSchema, parse } from 'graphql';
+import { type DocumentNode, type GraphQLError, type GraphQLSchema, parse } from 'graphql';
 import type Koa from 'koa';
 import { checkComplexity, checkSize, type GraphQLLimits, tooComplex } from './limits.js';
 import { nulRefusal } from './nul-input.js';
@@ -23,6 +23,23 @@ const asObject = (v: unknown): Record<string, unknown> | undefined => {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 };
 
+/** Documents by their text, so a client's same few documents are parsed here once (bounded: oldest leave first). */
+const PARSED_MAX = 500;
+const parsedDocuments = new Map<string, DocumentNode>();
+function parsed(query: string): DocumentNode | undefined {
+  let document = parsedDocuments.get(query);
+  if (document) return document;
+  try {
+    document = parse(query);
+  } catch (e) {
+    if (e instanceof RangeError) throw e;
+    return undefined;
+  }
+  if (parsedDocuments.size >= PARSED_MAX) parsedDocuments.delete(parsedDocuments.keys().next().value!);
+  parsedDocuments.set(query, document);
+  return document;
+}
+
 /** The refusal for these parameters, if any; a document that does not parse is left to the transport. */
 export function refusalOf(
   schema: GraphQLSchema,
@@ -32,12 +49,8 @@ export function refusalOf(
   if (typeof params.query !== 'string') return undefined;
   try {
     checkSize(params.query);
-    let document: ReturnType<typeof parse>;
-    try {
-      document = parse(params.query);
-    } catch {
-      return undefined;
-    }
+    const document = parsed(params.query);
+    if (!document) return undefined;
     const name = typeof params.operationName === 'string' ? params.operationName : undefined;
     const variables = asObject(params.variables);
     checkComplexity(schema, document, limits, name, variables);
