@@ -1,11 +1,14 @@
-// Between the root fields of a large query, V8 is asked to start an incremental (non-blocking) major collection:
-// what the previous root field loaded is garbage by then, and without the hint V8 lets the heap grow by
-// hundreds of MB before collecting it (CONTRACT §13 "Memory"). Node exposes `gc` only behind a V8 flag, set
-// here once; the collection runs concurrently, so requests in between are not paused by it.
-import { setFlagsFromString } from 'node:v8';
+// Between the root fields of a large query, V8 is asked to start an incremental (non-blocking) major collection
+// once the heap has grown by a good margin: what the previous root fields loaded is garbage by then, and without
+// the hint V8 lets the heap grow by hundreds of MB before collecting it (CONTRACT §13 "Memory"). Node exposes
+// `gc` only behind a V8 flag, set here once; the collection marks concurrently, so requests in between go on.
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 type Gc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async' }) => Promise<void> | void;
+
+/** Growth of the used heap since the last hint that is worth a collection. */
+const GROWTH_BYTES = 48 * 1024 * 1024;
 
 let gc: Gc | undefined;
 try {
@@ -14,7 +17,14 @@ try {
 } catch {
   gc = undefined;
 }
+/** The used heap when the last hint was given (or when first asked): growth is measured from there. */
+let usedAtLastHint: number | undefined;
 
-export async function collectSoon(): Promise<void> {
-  await gc?.({ type: 'major', execution: 'async' });
+export function collectSoon(): void {
+  if (!gc) return;
+  const used = getHeapStatistics().used_heap_size;
+  if (usedAtLastHint === undefined || used < usedAtLastHint) usedAtLastHint = used;
+  if (used - usedAtLastHint < GROWTH_BYTES) return;
+  usedAtLastHint = used;
+  void gc({ type: 'major', execution: 'async' });
 }

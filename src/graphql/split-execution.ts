@@ -45,7 +45,7 @@ export async function executeByRootField(args: {
       // What the previous root field loaded is in its answer now; the entities and loader caches can go.
       context.em.clear();
       context.loaders.clear();
-      void collectSoon();
+      collectSoon();
       await nextTurn();
     }
     const r = await execute({
