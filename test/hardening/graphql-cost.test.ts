@@ -112,7 +112,7 @@ describe('refusals', () => {
     });
   });
 
-  it('over graphql-ws: an error message with the same code, and the connection stays open', async () => {
+  it('over graphql-ws: an error message with the same code (and for a NUL), and the connection stays open', async () => {
     const url = `${env.origin.replace('https', 'wss')}/graphql`;
     const client = createClient({
       url,
@@ -132,6 +132,8 @@ describe('refusals', () => {
       extensions?: { code?: string };
     }[];
     expect(refused[0]?.extensions?.code).toBe('QueryTooComplex');
+    const nul = (await run('{ cars(make: "a\\u0000b") { total } }')) as { extensions?: { code?: string } }[];
+    expect(nul[0]?.extensions?.code).toBe('InvalidValue');
     const fine = (await run('{ cars(limit: 1) { total } }')) as { data?: unknown };
     expect(fine.data).toBeDefined();
     await client.dispose();
