@@ -107,8 +107,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     maxDepth: deps.config.GRAPHQL_MAX_DEPTH ?? 12,
     maxCost: deps.config.GRAPHQL_MAX_COST ?? 50_000,
   };
-  // A REST page of 200 cars with everything embedded runs at once; larger executions share one budget
-  // (README Decisions: the limits and why).
+  // A REST page of 100 with everything embedded runs at once; larger executions share one budget of the most a
+  // single document may cost (README Decisions: the limits and why).
   const gate = createExecutionGate({ freeBelow: 5_000, budget: limits.maxCost });
 
   const apollo = new ApolloServer<Context>({

@@ -57,15 +57,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   ) {
     // Input coercion (wrong type, bad DateTime): a field error naming the argument.
     // An integer wider than GraphQL's 32 bits is out of range (CONTRACT §13), not merely invalid.
-    const wide = /non 32-bit signed integer/.test(formatted.message);
+    const coerced = /non 32-bit signed integer/.test(formatted.message) ? 'OutOfRange' : 'InvalidValue';
     const fieldCode =
-      innerCode && known.has(innerCode)
-        ? innerCode
-        : code === 'BAD_USER_INPUT'
-          ? wide
-            ? 'OutOfRange'
-            : 'InvalidValue'
-          : code;
+      innerCode && known.has(innerCode) ? innerCode : code === 'BAD_USER_INPUT' ? coerced : code;
     const given = formatted.extensions?.field;
     const field = typeof given === 'string' ? given : fieldFromCoercion(formatted.message);
     return {
