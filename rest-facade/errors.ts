@@ -114,7 +114,10 @@ export function fromGraphQL(
     ? (ext.errors as { code?: unknown; field?: unknown; message?: unknown; meta?: unknown }[]).map((x) => ({
         ErrorCode: String(x.code ?? code),
         FieldName: typeof x.field === 'string' ? rename(x.field) : '',
-        Message: restWording(String(x.message ?? ''), typeof x.field === 'string' ? rename(x.field) : ''),
+        Message:
+          typeof x.field === 'string'
+            ? restWording(String(x.message ?? ''), rename(x.field), x.field)
+            : restWording(String(x.message ?? ''), ''),
         ...(x.meta && typeof x.meta === 'object' ? { Meta: toRest(x.meta) as Record<string, unknown> } : {}),
       }))
     : [];
@@ -127,7 +130,7 @@ export function fromGraphQL(
     errors.push({
       ErrorCode: code,
       FieldName: rename(ext.field),
-      Message: restWording(e.message, rename(ext.field)),
+      Message: restWording(e.message, rename(ext.field), ext.field),
     });
   const meta =
     ext.meta && typeof ext.meta === 'object' ? (toRest(ext.meta) as Record<string, unknown>) : undefined;
@@ -147,11 +150,18 @@ export function fromGraphQL(
 const GRAPHQL_WORDING = /Variable "\$|got invalid value|cannot represent|Expected type|Argument "|Field "/;
 
 /**
- * A message in REST words: GraphQL coercion messages (`Variable "$input" got invalid value … at "input.seats";
- * Int cannot represent …`) become the field's name and our own reason when there is one, a plain sentence when not.
+ * A message in REST words (CONTRACT §13). A message that opens with the GraphQL name of its field (`seats must be
+ * between 1 and 9`, `input.licensePlate.number …`) opens with the REST name instead (`Seats …`); GraphQL coercion
+ * messages (`Variable "$input" got invalid value … at "input.seats"; Int cannot represent …`) become the field's
+ * name and our own reason when there is one, a plain sentence when not.
  */
-export function restWording(message: string, field: string): string {
-  if (!GRAPHQL_WORDING.test(message)) return message;
+export function restWording(message: string, field: string, graphqlField?: string): string {
+  if (!GRAPHQL_WORDING.test(message)) {
+    if (!graphqlField || !field) return message;
+    const names = [graphqlField, graphqlField.replace(/^input\./, ''), graphqlField.split('.').at(-1) ?? ''];
+    const used = names.find((n) => n !== '' && message.startsWith(`${n} `));
+    return used ? `${field}${message.slice(used.length)}` : message;
+  }
   const reason = message.split('; ').at(-1) ?? '';
   const subject = field || 'A value in the request';
   if (reason && !GRAPHQL_WORDING.test(reason) && /^[a-z]/.test(reason)) return `${subject} ${reason}`;

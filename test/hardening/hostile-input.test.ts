@@ -158,6 +158,14 @@ describe('numbers', () => {
       Errors: [{ FieldName: 'Offset' }],
     });
     for (const r of [seats, offset]) expect(r.text).not.toMatch(GRAPHQL_WORDS);
+    // A field out of its own range is named in REST terms in the message too.
+    const nine = await env.call('POST', '/api/cars', { token, body: { ...pascalCar(), Seats: 10 } });
+    expect(nine.json.ResponseStatus).toMatchObject({
+      ErrorCode: 'OutOfRange',
+      Errors: [{ FieldName: 'Seats' }],
+    });
+    expect(nine.json.ResponseStatus.Message).toMatch(/^Seats /);
+    expect(nine.json.ResponseStatus.Errors[0].Message).toMatch(/^Seats /);
     const gql = await env.call('POST', '/graphql', {
       token,
       body: { query: 'query($n: Int) { cars(offset: $n) { total } }', variables: { n: 1e12 } },
