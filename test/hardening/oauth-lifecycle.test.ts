@@ -115,6 +115,26 @@ describe('suspension', () => {
     await expect(oc.refreshTokenGrant(config, t.refresh_token!)).rejects.toMatchObject({
       error: 'invalid_grant',
     });
+    // The same through REST's PATCH of the account's Status.
+    const again = await userTokens(
+      s,
+      app,
+      'https://suspend.example/cb',
+      user,
+      'account:read',
+      new Browser(s),
+    );
+    const patch = await s.fetch(`/api/useraccounts/${id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${ops}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ Status: 'Suspended' }),
+    });
+    expect(patch.status).toBe(202);
+    await s.fetch(`/api/useraccounts/${id}/reactivate`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ops}` },
+    });
+    expect((await gql(s, again.access_token, '{ me { id } }')).status).toBe(401);
   });
 });
 
