@@ -30,6 +30,7 @@ import { formatError } from './graphql/errors.js';
 import { createExecutionGate } from './graphql/execution-gate.js';
 import { graphqlLimits } from './graphql/limits.guard.js';
 import { type GraphQLLimits, limitsPlugin } from './graphql/limits.js';
+import { spliceHeldText } from './graphql/response-pieces.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { Clock } from './shared/clock.js';
 import { isDomainError } from './shared/errors.js';
@@ -230,6 +231,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     '/graphql',
     bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
     graphqlLimits(deps.schema, limits),
+    spliceHeldText,
     graphql as unknown as Koa.Middleware,
   );
   koa.use(router.routes()).use(router.allowedMethods());

@@ -86,6 +86,8 @@ export function limitsPlugin(
             variables: rc.request.variables,
             context: rc.contextValue,
             formatError,
+            // Only an HTTP answer is spliced from text; in-process callers read the result's objects.
+            asText: rc.request.http !== undefined,
           });
           return { http: rc.response.http, body: { kind: 'single', singleResult: result } };
         },

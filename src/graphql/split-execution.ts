@@ -12,6 +12,7 @@ import {
 } from 'graphql';
 import type { Context } from './context.js';
 import { collectSoon } from './gc-hint.js';
+import { holdAsText } from './response-pieces.js';
 
 export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
@@ -36,6 +37,8 @@ export async function executeByRootField(args: {
   variables: Record<string, unknown> | undefined;
   context: Context;
   formatError: FormatError;
+  /** Keep each root field's value as JSON text (the HTTP transport splices it into the body). */
+  asText?: boolean;
 }): Promise<{ data: Record<string, unknown> | null; errors?: GraphQLFormattedError[] }> {
   const { schema, document, operation, context } = args;
   let data: Record<string, unknown> | null = {};
@@ -58,7 +61,8 @@ export async function executeByRootField(args: {
     if (r.errors) errors.push(...r.errors);
     // A non-null root field that failed nulls the whole answer, as one execution would.
     if (r.data === null || r.data === undefined) data = null;
-    else if (data) Object.assign(data, r.data);
+    else if (data)
+      for (const [key, value] of Object.entries(r.data)) data[key] = args.asText ? holdAsText(value) : value;
   }
   return {
     data,
