@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
 type Gc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async' }) => Promise<void> | void;
 
 /** Growth of the used heap since the last hint that is worth a collection. */
-const GROWTH_BYTES = 48 * 1024 * 1024;
+const GROWTH_BYTES = 16 * 1024 * 1024;
 
 let gc: Gc | undefined;
 try {
