@@ -10,6 +10,7 @@ import {
   isNonNullType,
   isScalarType,
 } from 'graphql';
+import { readUtc } from './calendar.js';
 import { fieldError, fieldErrors, type ResponseError } from './errors.js';
 import { readJsv } from './formats/jsv.js';
 import { nameKey, pascal } from './names.js';
@@ -18,9 +19,10 @@ import type { ComposedArgument } from './route.types.js';
 import type { AnyField } from './schema.model.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Only UTC is accepted: `Z` or `+00:00` (CONTRACT §2). */
-const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]00:00)$/i;
-const INT = /^[+-]?\d{1,15}$/;
+const INT = /^[+-]?\d+$/;
+/** GraphQL's Int is 32 bits: anything wider is out of range here, in REST words (CONTRACT §13). */
+const INT_MAX = 2 ** 31 - 1;
+const INT_MIN = -(2 ** 31);
 const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 class Binder {
@@ -39,6 +41,11 @@ class Binder {
     if (!this.errors.some((e) => e.FieldName === field))
       this.errors.push(fieldError(code, field, message, meta));
     return undefined;
+  }
+
+  /** PostgreSQL cannot store U+0000 in text: refused as the field's value, never stored (CONTRACT §13). */
+  nul(field: string): undefined {
+    return this.fail('InvalidValue', field, `${field} must not contain NUL characters`);
   }
 
   /** Finds a parameter by its canonical name or one of its aliases. */
@@ -106,15 +113,26 @@ class Binder {
       case 'String':
       case 'ID':
         if (typeof value === 'object') return this.fail('InvalidFormat', field, `${field} must be text`);
+        if (typeof value === 'string' && value.includes('\0')) return this.nul(field);
         return typeof value === 'string' ? value : String(value);
-      case 'Int':
-        if (typeof value === 'number' && Number.isInteger(value)) return value;
-        if (s !== undefined && INT.test(s)) return Number(s);
-        return this.fail('InvalidFormat', field, `${field} must be a whole number`);
-      case 'Float':
-        if (typeof value === 'number') return value;
-        if (s !== undefined && FLOAT.test(s)) return Number(s);
-        return this.fail('InvalidFormat', field, `${field} must be a number`);
+      case 'Int': {
+        const n = typeof value === 'number' ? value : s !== undefined && INT.test(s) ? Number(s) : Number.NaN;
+        if (!Number.isInteger(n) && !(typeof value === 'number' && !Number.isFinite(value)))
+          return this.fail('InvalidFormat', field, `${field} must be a whole number`);
+        if (!(n >= INT_MIN && n <= INT_MAX))
+          return this.fail('OutOfRange', field, `${field} must be between ${INT_MIN} and ${INT_MAX}`, {
+            Min: INT_MIN,
+            Max: INT_MAX,
+          });
+        return n;
+      }
+      case 'Float': {
+        const n =
+          typeof value === 'number' ? value : s !== undefined && FLOAT.test(s) ? Number(s) : Number.NaN;
+        if (Number.isNaN(n)) return this.fail('InvalidFormat', field, `${field} must be a number`);
+        if (!Number.isFinite(n)) return this.fail('OutOfRange', field, `${field} is too large`);
+        return n;
+      }
       case 'Boolean':
         if (typeof value === 'boolean') return value;
         if (s !== undefined && /^(true|1)$/i.test(s)) return true;
@@ -123,15 +141,20 @@ class Binder {
       case 'UUID':
         if (s !== undefined && UUID.test(s)) return s.toLowerCase();
         return this.fail('InvalidFormat', field, `${field} must be a UUID (8-4-4-4-12 hexadecimal digits)`);
-      case 'DateTime':
-        if (s !== undefined && UTC.test(s)) return s.replace(/[+-]00:00$/, 'Z').toUpperCase();
+      case 'DateTime': {
+        const read = s === undefined ? undefined : readUtc(s);
+        if (read?.ok) return read.date.toISOString();
         return this.fail(
-          'InvalidFormat',
+          read?.code ?? 'InvalidFormat',
           field,
-          `${field} must be an ISO 8601 date and time in UTC (ending in Z or +00:00)`,
+          `${field} ${read?.message ?? 'must be an ISO 8601 date and time in UTC (ending in Z or +00:00)'}`,
         );
-      case 'JSON':
-        return typeof value === 'string' && text ? structuredText(value, '{[') : value;
+      }
+      case 'JSON': {
+        const json = typeof value === 'string' && text ? structuredText(value, '{[') : value;
+        const at = nulPath(json, field);
+        return at === undefined ? json : this.nul(at);
+      }
       default:
         return value;
     }
@@ -168,6 +191,18 @@ class Binder {
     }
     return out;
   }
+}
+
+/** Where a NUL sits in a JSON value (`Evidence.Number`), if anywhere. */
+function nulPath(v: unknown, path: string): string | undefined {
+  if (typeof v === 'string') return v.includes('\0') ? path : undefined;
+  if (Array.isArray(v)) return v.map((x) => nulPath(x, path)).find((p) => p !== undefined);
+  if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      const found = k.includes('\0') ? path : nulPath(x, `${path}.${pascal(k)}`);
+      if (found) return found;
+    }
+  return undefined;
 }
 
 /**

@@ -23,6 +23,8 @@ export const statusOf = {
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   TooManyRequests: 429,
+  // A document over the GraphQL limits (CONTRACT §13): only when GRAPHQL_MAX_COST is set below what a route sends.
+  QueryTooComplex: 400,
   InternalServerError: 500,
 } as const;
 export type RestErrorCode = keyof typeof statusOf;
@@ -112,7 +114,10 @@ export function fromGraphQL(
     ? (ext.errors as { code?: unknown; field?: unknown; message?: unknown; meta?: unknown }[]).map((x) => ({
         ErrorCode: String(x.code ?? code),
         FieldName: typeof x.field === 'string' ? rename(x.field) : '',
-        Message: String(x.message ?? ''),
+        Message:
+          typeof x.field === 'string'
+            ? restWording(String(x.message ?? ''), rename(x.field), x.field)
+            : restWording(String(x.message ?? ''), ''),
         ...(x.meta && typeof x.meta === 'object' ? { Meta: toRest(x.meta) as Record<string, unknown> } : {}),
       }))
     : [];
@@ -122,17 +127,46 @@ export function fromGraphQL(
     statusOf[code] === 400 &&
     code !== 'RuleViolation'
   )
-    errors.push({ ErrorCode: code, FieldName: rename(ext.field), Message: e.message });
+    errors.push({
+      ErrorCode: code,
+      FieldName: rename(ext.field),
+      Message: restWording(e.message, rename(ext.field), ext.field),
+    });
   const meta =
     ext.meta && typeof ext.meta === 'object' ? (toRest(ext.meta) as Record<string, unknown>) : undefined;
   const status = statusOf[code];
   const message =
-    code === 'InternalServerError' && !known(ext.code) ? 'An unexpected error occurred.' : e.message;
+    code === 'InternalServerError' && !known(ext.code)
+      ? 'An unexpected error occurred.'
+      : (errors[0]?.Message ?? restWording(e.message, ''));
   return new RestError(
     status,
     { ErrorCode: code, Message: message, Errors: errors, ...(meta ? { Meta: meta } : {}) },
     authHeaders(code, meta),
   );
+}
+
+/** GraphQL's own phrasing, which a REST client must never see (CONTRACT §13). */
+const GRAPHQL_WORDING = /Variable "\$|got invalid value|cannot represent|Expected type|Argument "|Field "/;
+
+/**
+ * A message in REST words (CONTRACT §13). A message that opens with the GraphQL name of its field (`seats must be
+ * between 1 and 9`, `input.licensePlate.number …`) opens with the REST name instead (`Seats …`); GraphQL coercion
+ * messages (`Variable "$input" got invalid value … at "input.seats"; Int cannot represent …`) become the field's
+ * name and our own reason when there is one, a plain sentence when not.
+ */
+export function restWording(message: string, field: string, graphqlField?: string): string {
+  if (!GRAPHQL_WORDING.test(message)) {
+    if (!graphqlField || !field) return message;
+    const names = [graphqlField, graphqlField.replace(/^input\./, ''), graphqlField.split('.').at(-1) ?? ''];
+    const used = names.find((n) => n !== '' && message.startsWith(`${n} `));
+    return used ? `${field}${message.slice(used.length)}` : message;
+  }
+  const reason = message.split('; ').at(-1) ?? '';
+  const subject = field || 'A value in the request';
+  if (reason && !GRAPHQL_WORDING.test(reason) && /^[a-z]/.test(reason)) return `${subject} ${reason}`;
+  if (/non 32-bit/.test(message)) return `${subject} is out of range`;
+  return `${subject} is not valid`;
 }
 
 /** RFC 6750 challenges: 401 always names the realm; a bad token and a missing scope say so. */

@@ -153,6 +153,10 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     const filter = isGet ? parseFilter(control('filter'), node) : null;
     // A predefined route (`/api/GetCar?Id=…`, CONTRACT §16) carries the path parameters as properties.
     const pathValue = (param: string) => pathParams.get(param) ?? propertyText(params, param);
+    // CONTRACT §13: a NUL anywhere in the path is InvalidValue naming the parameter, before any format rule.
+    for (const [param, value] of pathParams)
+      if (value.includes('\0'))
+        throw fieldErrors([fieldError('InvalidValue', param, `${param} must not contain NUL characters`)]);
     for (const [param, f] of Object.entries(route.def.formats ?? {})) {
       const value = pathValue(param);
       if (value !== undefined && !f.pattern.test(value))

@@ -22,6 +22,8 @@ export interface RateLimitOptions {
   windowMs?: number;
   /** Told when the counters cannot be reached; the request then goes through uncounted (fail open). */
   onStoreError?(err: unknown): void;
+  /** Answers a 429 in another shape (the authorization server's); returns false to leave it to the facade. */
+  refuse?(ctx: Koa.Context, message: string): boolean;
 }
 
 /** Sign-up by its predefined routes too (CONTRACT §16): `/api/CreateUserAccount`, `/json/reply/CreateUserAccount`. */
@@ -109,10 +111,11 @@ export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
     }
     if (passed) return;
     const retryAfter = Math.max(1, rewriteHeaders(ctx, duration));
-    const e = restError('TooManyRequests', `Too many requests; retry in ${retryAfter} s`, {
-      RetryAfterSeconds: retryAfter,
-    });
-    sendError(ctx, e, formatOrJson(ctx), opts.publicUrl);
+    const message = `Too many requests; retry in ${retryAfter} s`;
+    if (!opts.refuse?.(ctx, message)) {
+      const e = restError('TooManyRequests', message, { RetryAfterSeconds: retryAfter });
+      sendError(ctx, e, formatOrJson(ctx), opts.publicUrl);
+    }
     ctx.set('Retry-After', String(retryAfter));
   };
 }

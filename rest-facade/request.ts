@@ -23,7 +23,7 @@ async function readRaw(req: IncomingMessage): Promise<Buffer> {
   if (declared > BODY_LIMIT) throw restError('PayloadTooLarge', 'The request body is larger than 1 MiB');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > BODY_LIMIT) throw restError('PayloadTooLarge', 'The request body is larger than 1 MiB');
     chunks.push(chunk as Buffer);

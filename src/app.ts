@@ -17,6 +17,8 @@ import { rateLimits } from '../rest-facade/ratelimit.js';
 import type { Actor } from './auth/actor.js';
 import type { Authenticator } from './auth/authenticate.js';
 import { asHttpError, bearerChallengePlugin } from './auth/challenge.js';
+import { discoveryScopes, oauthTooManyRequests } from './auth/oauth.edges.js';
+import { oauthGuard } from './auth/oauth.guard.js';
 import { type AuthServer, OAUTH_PATH } from './auth/oauth.server.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/dashboard.server.js';
@@ -27,6 +29,10 @@ import { compiledGateway } from './graphql/compiled.gateway.js';
 import { CompiledDocuments } from './graphql/compiled.js';
 import { type Context, createContext } from './graphql/context.js';
 import { formatError } from './graphql/errors.js';
+import { createExecutionGate } from './graphql/execution-gate.js';
+import { graphqlLimits } from './graphql/limits.guard.js';
+import { type GraphQLLimits, limitsPlugin } from './graphql/limits.js';
+import { spliceHeldText } from './graphql/response-pieces.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { Clock } from './shared/clock.js';
 import { isDomainError } from './shared/errors.js';
@@ -49,6 +55,8 @@ export interface AppDeps {
         | 'CORS_ORIGINS'
         | 'ACCESS_TOKEN_TTL_SECONDS'
         | 'REFRESH_TOKEN_TTL_SECONDS'
+        | 'GRAPHQL_MAX_DEPTH'
+        | 'GRAPHQL_MAX_COST'
       >
     >;
   orm: Orm;
@@ -70,6 +78,8 @@ export interface App {
   apollo: ApolloServer<Context>;
   /** Builds a GraphQL context for a raw Authorization header (graphql-ws, in-process callers). */
   contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
+  /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
+  limits: GraphQLLimits;
   stop(): Promise<void>;
 }
 
@@ -112,6 +122,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Every document runs compiled (graphql-jit), compiled once per document: /graphql clients through Apollo's
   // gateway hook, the REST facade's reads directly (below).
   const compiled = new CompiledDocuments(deps.schema);
+  const limits: GraphQLLimits = {
+    maxDepth: deps.config.GRAPHQL_MAX_DEPTH ?? 12,
+    maxCost: deps.config.GRAPHQL_MAX_COST ?? 50_000,
+  };
+  // A REST page of 100 with everything embedded runs at once; larger executions share one budget of the most a
+  // single document may cost (README Decisions: the limits and why).
+  const gate = createExecutionGate({ freeBelow: 5_000, budget: limits.maxCost });
+
   const apollo = new ApolloServer<Context>({
     gateway: compiledGateway(deps.schema, compiled),
     formatError,
@@ -123,6 +141,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       // No @cacheControl hints are used (the REST facade caches on its own), and the default plugin costs a hook
       // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
       ApolloServerPluginCacheControlDisabled(),
+      limitsPlugin(limits, gate, formatError),
       metrics.graphqlPlugin,
       bearerChallengePlugin<Context>(),
       // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.
@@ -200,6 +219,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       identify,
       publicUrl: deps.config.PUBLIC_URL,
       onStoreError: redisTrouble,
+      refuse: oauthTooManyRequests(OAUTH_PATH),
     }),
   );
 
@@ -233,6 +253,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   router.all(
     '/graphql',
     bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
+    graphqlLimits(deps.schema, limits),
+    spliceHeldText,
     graphql as unknown as Koa.Middleware,
   );
   koa.use(router.routes()).use(router.allowedMethods());
@@ -241,6 +263,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // this app's context and so needs the same keys.
   if (deps.oauth) {
     koa.keys = deps.oauth.cookieKeys;
+    koa.use(oauthGuard(OAUTH_PATH));
+    koa.use(discoveryScopes(OAUTH_PATH));
     koa.use(deps.oauth.interactions.routes());
     koa.use(mount(OAUTH_PATH, deps.oauth.provider));
   }
@@ -319,6 +343,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     koa,
     apollo,
     contextFor,
+    limits,
     async stop() {
       await apollo.stop();
       await redis?.quit();

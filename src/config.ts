@@ -51,6 +51,8 @@ const envSchema = z.object({
       '`*` or a comma-separated list of origins such as https://app.example.com',
     )
     .optional(),
+  GRAPHQL_MAX_DEPTH: positiveInt.default(12),
+  GRAPHQL_MAX_COST: positiveInt.default(50_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -3,10 +3,13 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { GraphQLSchema } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
+import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
+import { refusalOf } from './graphql/limits.guard.js';
 import { responseStatus } from './shared/errors.js';
 
 export interface ListenOptions {
@@ -45,12 +48,15 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
   let handler: ReturnType<App['koa']['callback']> | undefined;
   // The Koa callback is resolved on the first request, after every middleware has been added.
-  const secure = https.createServer({ key: opts.key, cert: opts.cert }, (req, res) => {
-    secureDrain.track(res);
-    handler ??= app.koa.callback();
-    return handler(req, res);
-  });
-  const plain = http.createServer((req, res) => {
+  const secure = https.createServer(
+    { key: opts.key, cert: opts.cert, maxHeaderSize: MAX_HEADER_BYTES },
+    (req, res) => {
+      secureDrain.track(res);
+      handler ??= app.koa.callback();
+      return handler(req, res);
+    },
+  );
+  const plain = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     plainDrain.track(res);
     const requestId = req.headers['request-id'];
     res.writeHead(403, {
@@ -61,6 +67,8 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     });
     res.end(HTTPS_REQUIRED);
   });
+  secure.on('clientError', answerClientError);
+  plain.on('clientError', answerClientError);
   const secureDrain = drainOf(secure);
   const plainDrain = drainOf(plain);
 
@@ -79,6 +87,13 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
           ctx.extra.socket.close(4401, 'Unauthorized');
           return false;
         }
+      },
+      // CONTRACT §13: an operation over the limits gets an `error` message; the connection stays open.
+      onSubscribe: (_ctx, _id, payload) => {
+        const refusal = refusalOf(schema, app.limits, payload);
+        if (!refusal) return undefined;
+        const { http: _http, ...extensions } = refusal.extensions;
+        return [new GraphQLError(refusal.message, { extensions })];
       },
       context: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;

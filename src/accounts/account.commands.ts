@@ -161,11 +161,29 @@ export async function updateUserAccount(
     }
   }
   if (input.password != null) account.passwordHash = await hashPassword(input.password);
-  if (input.status != null) account.status = input.status as AccountStatus;
+  if (input.status != null && input.status !== account.status) {
+    account.status = input.status as AccountStatus;
+    if (account.status === 'Suspended') await revokeTokensOf(ctx, account.id);
+  }
   if (roles) account.roles = roles;
   account.lastModifiedDateUtc = now;
   await flushUnique(ctx.em, 'An account with this username');
   return account;
+}
+
+/**
+ * Suspension revokes every token, grant and sign-in session issued to the user, in the caller's transaction:
+ * reactivating the account later brings none of them back (CONTRACT §14), as for client applications.
+ */
+async function revokeTokensOf(ctx: CommandContext, accountId: string): Promise<void> {
+  await ctx.em
+    .getConnection()
+    .execute(
+      'delete from oauth_model where account_id = ?',
+      [accountId],
+      'run',
+      ctx.em.getTransactionContext(),
+    );
 }
 
 async function setStatus(ctx: CommandContext, id: string, status: AccountStatus): Promise<UserAccount> {
@@ -173,6 +191,7 @@ async function setStatus(ctx: CommandContext, id: string, status: AccountStatus)
   if (account.status !== status) {
     account.status = status;
     account.lastModifiedDateUtc = ctx.clock.now();
+    if (status === 'Suspended') await revokeTokensOf(ctx, account.id);
   }
   return account;
 }

@@ -15,18 +15,10 @@ const CONSUMABLE = new Set([
 
 export const tokenHash = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
-/**
- * A refresh token used moments ago and presented again is a client racing itself (two tabs, a retry), not a
- * replay: for this long it is not reported as consumed, so the conditional consume turns the late one away with
- * invalid_grant instead of oidc-provider's reuse detection revoking the whole grant (and the winner's new token).
- */
-const REFRESH_RACE_SECONDS = 5;
-
 interface Row {
   id: string;
   payload: AdapterPayload;
   consumed_at: Date | string | null;
-  just_consumed: boolean;
 }
 
 export type FindClient = (clientId: string) => Promise<AdapterPayload | undefined>;
@@ -53,9 +45,10 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
       const payload: AdapterPayload = { ...row.payload };
       // The model gets its value back as jti only from a lookup by that value.
       if (this.#hashed && id !== undefined) payload.jti = id;
-      const racing = this.#model === 'RefreshToken' && row.just_consumed;
-      if (row.consumed_at && !racing)
-        payload.consumed = Math.floor(new Date(row.consumed_at).getTime() / 1000);
+      // A refresh token already exchanged reads as consumed however soon it comes back, so oidc-provider's reuse
+      // detection revokes the whole grant (CONTRACT §14, RFC 9700 §4.14.2). Redemptions truly at once are told
+      // apart by `consume` below: the loser gets invalid_grant and the winner keeps its tokens.
+      if (row.consumed_at) payload.consumed = Math.floor(new Date(row.consumed_at).getTime() / 1000);
       return payload;
     }
 
@@ -86,8 +79,7 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
 
     async #findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<Row | undefined> {
       const rows = await run<Row[]>(
-        `select id, payload, consumed_at,
-                coalesce(consumed_at > now() - make_interval(secs => ${REFRESH_RACE_SECONDS}), false) as just_consumed
+        `select id, payload, consumed_at
            from oauth_model
           where model = ? and ${column} = ? and (expires_at is null or expires_at > now())`,
         [this.#model, value],

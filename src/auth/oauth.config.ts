@@ -35,7 +35,12 @@ function checkRequestedScopes(ctx: KoaContextWithOIDC, allowed: readonly string[
   const params = ctx.oidc.params ?? {};
   const cc = route === 'token' && params.grant_type === 'client_credentials';
   if (!cc && route !== 'authorization') return;
-  const asked = splitScope(params.scope as string | undefined);
+  let asked = splitScope(params.scope as string | undefined);
+  // CONTRACT §14: a client-credentials request without `scope` gets every API scope its app is allowed.
+  if (cc && asked.length === 0) {
+    asked = apiScopes.filter((s) => allowed.includes(s));
+    params.scope = asked.join(' ') || undefined;
+  }
   if (asked.length === 0) throw new errors.InvalidScope('the scope parameter is required', '');
   const refused = asked.filter(
     (s) =>

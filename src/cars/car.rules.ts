@@ -2,7 +2,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
-import { notFound } from '../shared/errors.js';
+import { forbidden, notFound } from '../shared/errors.js';
 import { Car } from './car.entity.js';
 
 /** Ops, and client applications reading cars network-wide, see every car whatever its status. */
@@ -22,16 +22,20 @@ export function canManageCar(actor: Actor, car: Pick<Car, 'ownerId'>): boolean {
 }
 
 /**
- * Loads a car for one of its parties. Anyone else is told it does not exist (NotFound), even when they can
- * see it listed: managing is not theirs, and the answer must not depend on the car's status.
- * `lock` takes the row lock that serialises this change with bookings of the car.
+ * Loads a car for one of its parties. `lock` takes the row lock that serialises this change with bookings of
+ * the car. Anyone else is told it does not exist (NotFound); with `forbidVisible`, a caller who can see the car
+ * is told the action is not theirs (Forbidden), the refusal rule of CONTRACT §6 (a visible resource, an action
+ * never allowed to this caller), as lock and unlock answer.
  */
 export async function loadManagedCar(
   ctx: { em: EntityManager; actor: Actor },
   id: string,
   lock = false,
+  forbidVisible = false,
 ): Promise<Car> {
   const car = await ctx.em.findOne(Car, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  if (car && !canManageCar(ctx.actor, car) && forbidVisible && canSeeCar(ctx.actor, car))
+    throw forbidden('Only the owner of the car or ops may manage its unavailability');
   if (!car || !canManageCar(ctx.actor, car)) throw notFound('Car');
   return car;
 }

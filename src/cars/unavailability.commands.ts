@@ -32,7 +32,7 @@ export async function createUnavailability(
   checkRange('startDateUtc', start, 'endDateUtc', end);
 
   // The row lock serialises this with approvals of the car's bookings, so neither slips past the other.
-  const car = await loadManagedCar(ctx, carId, true);
+  const car = await loadManagedCar(ctx, carId, true, true);
   if (await isOccupied(ctx.em, occupancy, car.id, start, end))
     throw new DomainError('Conflict', 'An Approved or InUse booking of the car overlaps this period', {
       meta: { Reason: 'BookingOverlaps' },
@@ -57,7 +57,7 @@ export async function deleteUnavailability(
   carId: string,
   id: string,
 ): Promise<{ id: string }> {
-  const car = await loadManagedCar(ctx, carId);
+  const car = await loadManagedCar(ctx, carId, false, true);
   const u = await ctx.em.findOne(Unavailability, { id, carId: car.id });
   if (!u) throw notFound('Unavailability');
   ctx.em.remove(u);

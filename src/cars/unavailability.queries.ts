@@ -21,7 +21,7 @@ export async function searchUnavailabilities(
   args: PageArgs,
 ): Promise<Page<Unavailability>> {
   const page = pageRequest(args, { fields: Object.keys(columns), defaultSort: 'startDateUtc' });
-  const car = await loadManagedCar(ctx, carId);
+  const car = await loadManagedCar(ctx, carId, false, true);
   const { rows, total } = await searchRows<Record<string, unknown>>(
     ctx.em,
     { table: 'unavailability', where: ['car_id = ?'], params: [car.id], columns },

@@ -33,6 +33,9 @@ function camelKeys(value: unknown): unknown {
 /** Our scalars' refusals ("must be a UUID …") read as a sentence about the argument: "Id must be a UUID …". */
 const aboutField = (field: string, refusal: string): string => `${fieldLabel(field)} ${refusal}`;
 
+const pick = (ext: Readonly<Record<string, unknown>> | undefined, key: string) =>
+  ext && ext[key] !== undefined ? { [key]: ext[key] } : {};
+
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isDomainError(original)) {
@@ -50,6 +53,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     };
   }
   const code = formatted.extensions?.code;
+  // CONTRACT §13: a document over the limits says which one and by how much.
+  if (code === 'QueryTooComplex')
+    return { message: formatted.message, extensions: { code, ...pick(formatted.extensions, 'meta') } };
   const outer = original as
     | {
         originalError?: {
@@ -87,9 +93,12 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     (typeof code === 'string' && known.has(code) && code !== 'InternalServerError')
   ) {
     // Input coercion (wrong type, bad DateTime): a field error naming the argument.
+    // An integer wider than GraphQL's 32 bits is out of range (CONTRACT §13), not merely invalid.
+    const coerced = /non 32-bit signed integer/.test(formatted.message) ? 'OutOfRange' : 'InvalidValue';
     const fieldCode =
-      innerCode && known.has(innerCode) ? innerCode : code === 'BAD_USER_INPUT' ? 'InvalidValue' : code;
-    const field = fieldFromCoercion(formatted.message);
+      innerCode && known.has(innerCode) ? innerCode : code === 'BAD_USER_INPUT' ? coerced : code;
+    const given = formatted.extensions?.field;
+    const field = typeof given === 'string' ? given : fieldFromCoercion(formatted.message);
     const message =
       field && innerCode && known.has(innerCode) && inner?.message
         ? aboutField(field, inner.message)

@@ -1,17 +1,14 @@
 // Scalars shared by every subdomain: DateTime (ISO 8601 UTC only, CONTRACT §2) and JSON.
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-
-const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|\+00:00|-00:00)$/;
+import { readUtc } from '../shared/calendar.js';
 
 function parseUtc(value: unknown): Date {
-  if (typeof value !== 'string' || !UTC.test(value))
-    throw new GraphQLError('must be an ISO 8601 date and time in UTC (ending in Z or +00:00)', {
-      extensions: { code: 'InvalidFormat' },
-    });
-  const d = new Date(value.replace(/-00:00$/, 'Z'));
-  if (Number.isNaN(d.getTime()))
-    throw new GraphQLError('is not a valid date', { extensions: { code: 'InvalidFormat' } });
-  return d;
+  const read =
+    typeof value === 'string'
+      ? readUtc(value)
+      : { ok: false as const, code: 'InvalidFormat' as const, message: 'must be a string' };
+  if (!read.ok) throw new GraphQLError(read.message, { extensions: { code: read.code } });
+  return read.date;
 }
 
 /** Refusals of a literal carry its node, so the error can name the argument it was written for. */

@@ -1,5 +1,5 @@
 // Evidence per verification kind (CONTRACT §5): keys accepted in any casing, stored in canonical camelCase.
-
+import { readUtc } from '../shared/calendar.js';
 import { fieldLabel } from '../shared/errors.js';
 import { matchField } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
@@ -15,8 +15,6 @@ const shapes = {
   RoadWorthiness: { certificateNumber: 'text', expiresDateUtc: 'futureDate' },
   OperatorApproval: { note: 'optionalText' },
 } as const satisfies Record<VerificationKind, Record<string, FieldKind>>;
-
-const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]00:00)$/;
 
 export interface ParsedEvidence {
   evidence: Record<string, unknown>;
@@ -64,14 +62,13 @@ export function parseEvidence(kind: VerificationKind, raw: unknown, now: Date): 
     else if (type === 'e164') check.e164(field, v);
     else if (type === 'text') check.length(field, v, 1, 100);
     else if (type === 'futureDate') {
-      if (!UTC.test(v)) {
-        check.add('InvalidFormat', field, `${fieldLabel(field)} must be an ISO 8601 date and time in UTC`);
+      const read = readUtc(v);
+      if (!read.ok) {
+        check.add(read.code, field, `${fieldLabel(field)} ${read.message}`);
         continue;
       }
-      const d = new Date(v.replace(/[+-]00:00$/, 'Z'));
-      if (Number.isNaN(d.getTime()))
-        check.add('InvalidFormat', field, `${fieldLabel(field)} is not a valid date`);
-      else if (d.getTime() <= now.getTime())
+      const d = read.date;
+      if (d.getTime() <= now.getTime())
         check.add('OutOfRange', field, `${fieldLabel(field)} must be in the future`);
       else {
         expires = d;

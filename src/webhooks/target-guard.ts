@@ -29,7 +29,8 @@ export class TargetBlockedError extends Error {
   }
 }
 
-const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, '');
+/** The host as resolvers know it: no IPv6 brackets, and no trailing dot (`localhost.` is `localhost`). */
+const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
 
 /**
  * The addresses a host may be dialled at; throws TargetBlockedError when any of them is not public. A lookup
@@ -74,8 +75,13 @@ export async function refuseTarget(
     ]);
     return undefined;
   } catch (e) {
-    // A name that does not resolve (yet) is no SSRF risk here: every connection is vetted again when it is made.
-    if ((e as { code?: string }).code !== 'ERR_TARGET_BLOCKED') return undefined;
+    // A name that does not resolve cannot be shown to be public, so it is refused like a private one (CONTRACT
+    // §8, §13); every connection is vetted again when it is made, for names that change later.
+    if ((e as { code?: string }).code !== 'ERR_TARGET_BLOCKED')
+      return {
+        code: 'InvalidValue',
+        message: `must resolve to a public address: ${url.hostname} does not resolve`,
+      };
     return { code: 'InvalidValue', message: `must reach only public addresses: ${(e as Error).message}` };
   } finally {
     clearTimeout(timer);

@@ -125,7 +125,7 @@ describe('unavailabilities', () => {
       });
   });
 
-  it('refuses strangers (NotFound), anonymous (Unauthorized), client applications and missing scopes (Forbidden)', async () => {
+  it('refuses strangers (Forbidden on a car they see, NotFound otherwise), anonymous, client applications and missing scopes', async () => {
     const owner = await createUser(h);
     const stranger = await createUser(h);
     const car = await carWithStatus(h, owner.actor, 'Listed');
@@ -139,8 +139,11 @@ describe('unavailabilities', () => {
       [CREATE_UNAVAILABILITY, { carId: car.id, input: period('4T10', '4T12') }, 'cars:write'],
       [DELETE_UNAVAILABILITY, { carId: car.id, id: uid }, 'cars:write'],
     ] as const;
+    const draft = await carWithStatus(h, owner.actor, 'Draft');
     for (const [q, vars, scope] of calls) {
-      expect(errorOf(await h.run(stranger.actor, q, vars)).code).toBe('NotFound');
+      // CONTRACT §6's refusal rule: the Listed car is visible to the stranger, managing it never allowed.
+      expect(errorOf(await h.run(stranger.actor, q, vars)).code).toBe('Forbidden');
+      expect(errorOf(await h.run(stranger.actor, q, { ...vars, carId: draft.id })).code).toBe('NotFound');
       expect(errorOf(await h.run(anonymous, q, vars)).code).toBe('Unauthorized');
       expect(errorOf(await h.run(asClient(['cars:read', 'cars:write']), q, vars)).code).toBe('Forbidden');
       expect(errorOf(await h.run(asUser(owner.id, scopesWithout(scope)), q, vars)).code).toBe('Forbidden');

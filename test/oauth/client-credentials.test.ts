@@ -69,7 +69,7 @@ describe('client credentials', () => {
     );
   });
 
-  it('refuses a scope the app is not allowed with invalid_scope, and an empty scope too', async () => {
+  it('refuses a scope the app is not allowed with invalid_scope; no scope means every allowed API scope', async () => {
     const c = await createClient(s, { grants: ['client_credentials'], scopes: REPORTER });
     const config = await configFor(s, c);
     expect(
@@ -81,7 +81,9 @@ describe('client credentials', () => {
     expect((await oauthError(oc.clientCredentialsGrant(config, { scope: 'openid' }))).error).toBe(
       'invalid_scope',
     );
-    expect((await oauthError(oc.clientCredentialsGrant(config))).error).toBe('invalid_scope');
+    // CONTRACT §14: without `scope`, the token holds every API scope of the app's AllowedScopes.
+    const all = await oc.clientCredentialsGrant(config);
+    expect(new Set(all.scope?.split(' '))).toEqual(new Set(REPORTER));
   });
 
   it('refuses a wrong secret and an unknown client with 401 invalid_client', async () => {

@@ -471,7 +471,8 @@ const specs: Spec[] = [
     },
     opsAsUser: 'Forbidden',
   },
-  // cars and unavailability (CONTRACT §7)
+  // cars and unavailability (CONTRACT §7); the car is Listed, so managing its unavailability is Forbidden to
+  // anyone who is not its owner or ops (the refusal rule: a visible resource, an action never theirs)
   {
     op: 'cars',
     doc: '{ cars { total } }',
@@ -532,15 +533,15 @@ const specs: Spec[] = [
     op: 'unavailabilities',
     doc: 'query($id: UUID!) { unavailabilities(carId: $id) { total } }',
     vars: () => ({ id: w.carId }),
-    who: { ...users({ any: ['cars:read'] }), ops: { any: [] } },
-    opsAsUser: 'NotFound',
+    who: { ...users({ any: ['cars:read'] }, 'Forbidden'), ops: { any: [] } },
+    opsAsUser: 'Forbidden',
   },
   {
     op: 'createUnavailability',
     doc: 'mutation($id: UUID!, $input: CreateUnavailabilityInput!) { createUnavailability(carId: $id, input: $input) { id } }',
     vars: () => ({ id: w.carId, input: period() }),
-    who: { ...users({ any: ['cars:write'] }), ops: { any: [] } },
-    opsAsUser: 'NotFound',
+    who: { ...users({ any: ['cars:write'] }, 'Forbidden'), ops: { any: [] } },
+    opsAsUser: 'Forbidden',
   },
   {
     op: 'deleteUnavailability',
@@ -553,8 +554,8 @@ const specs: Spec[] = [
       );
       return { carId: w.carId, id: d.createUnavailability.id };
     },
-    who: { ...users({ any: ['cars:write'] }), ops: { any: [] } },
-    opsAsUser: 'NotFound',
+    who: { ...users({ any: ['cars:write'] }, 'Forbidden'), ops: { any: [] } },
+    opsAsUser: 'Forbidden',
   },
   // bookings, read side (CONTRACT §6): parties see their bookings, anyone else is told they do not exist
   {

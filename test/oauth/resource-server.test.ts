@@ -92,7 +92,7 @@ describe('expiry', () => {
 });
 
 describe('revocation takes effect at once', () => {
-  it('a suspended user’s tokens stop working, and work again once reactivated', async () => {
+  it('a suspended user’s tokens stop working, and reactivation brings none back (CONTRACT §14)', async () => {
     const user = await signUp(s);
     const app = await createClient(s, {
       grants: ['authorization_code'],
@@ -115,7 +115,10 @@ describe('revocation takes effect at once', () => {
       'invalid_grant',
     );
     await gql(s, ops, 'mutation($id: UUID!) { reactivateUserAccount(id: $id) { status } }', { id: user.id });
-    expect((await gql(s, t.access_token, '{ me { id } }')).status).toBe(200);
+    expect((await gql(s, t.access_token, '{ me { id } }')).status).toBe(401);
+    // Signing in again gives working tokens.
+    const again = await userTokens(s, app, REDIRECT, user, 'account:read');
+    expect((await gql(s, again.access_token, '{ me { id } }')).data?.me.id).toBe(user.id);
   });
 
   it('a suspended app: new requests are invalid_client, its tokens are 401 at once; reactivated, it can ask again', async () => {

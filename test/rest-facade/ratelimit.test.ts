@@ -77,7 +77,9 @@ describe('in memory', () => {
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
     expect(tokenPost.status).toBe(429);
-    expect(tokenPost.json.ResponseStatus.ErrorCode).toBe('TooManyRequests');
+    // CONTRACT §14: the authorization server answers its 429 in OAuth terms.
+    expect(tokenPost.json).toMatchObject({ error: 'slow_down' });
+    expect(tokenPost.headers.get('retry-after')).toMatch(/^\d+$/);
     const anon = [];
     for (let i = 0; i < 3; i++) anon.push((await env.call('GET', '/healthz')).status);
     expect(anon).toEqual([200, 200, 429]);

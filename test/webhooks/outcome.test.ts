@@ -115,7 +115,7 @@ describe('the target guard', () => {
     expect(isPublicAddress(ip)).toBe(false);
   });
 
-  it('refuses a name when any of its addresses is not public (DNS rebinding); a lookup failure stays a network error', async () => {
+  it('refuses a name when any of its addresses is not public (DNS rebinding), or none at all', async () => {
     const mixed = async () => [
       { address: '8.8.8.8', family: 4 },
       { address: '127.0.0.1', family: 4 },
@@ -125,10 +125,18 @@ describe('the target guard', () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
     };
     await expect(vettedAddresses('nowhere.invalid', nxdomain)).rejects.toMatchObject({ code: 'ENOTFOUND' });
-    // At subscribe time an unresolvable name is accepted: the connection is vetted when it is made.
+    // At subscribe time an unresolvable name is refused (CONTRACT §13), as are loopback names with a trailing dot.
     expect(
       await refuseTarget('https://nowhere.invalid/x', { allowPrivate: false, lookup: nxdomain }),
-    ).toBeUndefined();
+    ).toMatchObject({ code: 'InvalidValue' });
+    expect(await refuseTarget('https://localhost./h', { allowPrivate: false })).toMatchObject({
+      code: 'InvalidValue',
+    });
+    const loopback = async (host: string) =>
+      host === 'hooks.loopback.test' ? [{ address: '127.0.0.1', family: 4 }] : nxdomain();
+    expect(
+      await refuseTarget('https://hooks.loopback.test./h', { allowPrivate: false, lookup: loopback }),
+    ).toMatchObject({ code: 'InvalidValue' });
     expect(await vettedAddresses('public.example', async () => [{ address: '8.8.4.4', family: 4 }])).toEqual([
       '8.8.4.4',
     ]);

@@ -1,0 +1,34 @@
+// Requests Node refuses before any middleware sees them (CONTRACT §13): headers over 16 KiB (a long URL
+// included) are 431 `RequestHeaderFieldsTooLarge`, other malformed requests 400, each with a body and a
+// `Request-Id`, written on the raw socket since no request object exists yet.
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+
+/** Node's own default, stated so the limit is the contract's whatever the runtime's default becomes. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+const REASONS = {
+  431: [
+    'Request Header Fields Too Large',
+    'RequestHeaderFieldsTooLarge',
+    'Request headers are larger than 16 KiB',
+  ],
+  400: ['Bad Request', 'InvalidFormat', 'The request could not be parsed as HTTP'],
+} as const;
+
+/** Answers then closes gently: the rest of what the client sends is read and dropped, so it sees the answer. */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const [reason, code, message] = REASONS[status];
+  const body = JSON.stringify({ ResponseStatus: { ErrorCode: code, Message: message, Errors: [] } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Request-Id: ${randomUUID()}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  socket.resume();
+  setTimeout(() => socket.destroy(), 2_000).unref();
+}

@@ -1,0 +1,101 @@
+// The GraphQL limits of CONTRACT §13 applied to a request: document size, depth and cost refused with
+// `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
+import type { ApolloServerPlugin } from '@apollo/server';
+import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Context } from './context.js';
+import { complexityOf } from './cost.js';
+import type { ExecutionGate } from './execution-gate.js';
+import { nulRefusal } from './nul-input.js';
+import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
+
+/** Documents longer than this are refused unread (validation costs grow faster than a document's size). */
+export const MAX_DOCUMENT_BYTES = 64 * 1024;
+
+export interface GraphQLLimits {
+  maxDepth: number;
+  maxCost: number;
+}
+
+export const tooComplex = (message: string, meta?: Record<string, number>): GraphQLError =>
+  new GraphQLError(message, {
+    extensions: { code: 'QueryTooComplex', ...(meta ? { meta } : {}), http: { status: 400 } },
+  });
+
+export function checkSize(source: string): void {
+  if (Buffer.byteLength(source) > MAX_DOCUMENT_BYTES)
+    throw tooComplex(`The document is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB`, {
+      maxBytes: MAX_DOCUMENT_BYTES,
+    });
+}
+
+/** The document's cost, or a `QueryTooComplex` error when it is over a limit. */
+export function checkComplexity(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  limits: GraphQLLimits,
+  operationName?: string | null,
+  variables?: Readonly<Record<string, unknown>> | null,
+): number {
+  const c = complexityOf(schema, document, operationName, variables);
+  if (!c) return 0;
+  if (c.depth > limits.maxDepth)
+    throw tooComplex(
+      `The document is nested ${c.depth} levels deep; at most ${limits.maxDepth} are allowed`,
+      {
+        depth: c.depth,
+        maxDepth: limits.maxDepth,
+      },
+    );
+  if (c.cost > limits.maxCost)
+    throw tooComplex(
+      `The document could return ${c.cost} objects; at most ${limits.maxCost} are allowed (lower limit arguments or split it)`,
+      { cost: c.cost, maxCost: limits.maxCost },
+    );
+  return c.cost;
+}
+
+/**
+ * Apollo: every operation (HTTP and in-process callers alike) is checked, then runs through the gate; a large
+ * query of several root fields runs them one at a time.
+ */
+export function limitsPlugin(
+  limits: GraphQLLimits,
+  gate: ExecutionGate,
+  formatError: FormatError,
+): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      let cost = 0;
+      let leave: (() => void) | undefined;
+      return {
+        async didResolveOperation(rc) {
+          checkSize(rc.source);
+          const nul = nulRefusal(rc.document, rc.request.variables);
+          if (nul) throw nul;
+          cost = checkComplexity(rc.schema, rc.document, limits, rc.operationName, rc.request.variables);
+        },
+        async responseForOperation(rc) {
+          leave = await gate.enter(cost);
+          const { operation } = rc;
+          if (!gate.isLarge(cost) || operation.operation !== 'query' || rootFieldCount(operation) < 2)
+            return null;
+          const result = await executeByRootField({
+            schema: rc.schema,
+            document: rc.document,
+            operation,
+            variables: rc.request.variables,
+            context: rc.contextValue,
+            formatError,
+            // Only an HTTP answer is spliced from text; in-process callers read the result's objects.
+            asText: rc.request.http !== undefined,
+          });
+          return { http: rc.response.http, body: { kind: 'single', singleResult: result } };
+        },
+        async willSendResponse() {
+          leave?.();
+          leave = undefined;
+        },
+      };
+    },
+  };
+}
