@@ -3,6 +3,7 @@
 import {
   type GraphQLInputObjectType,
   type GraphQLInputType,
+  type GraphQLScalarType,
   getNullableType,
   isEnumType,
   isInputObjectType,
@@ -10,8 +11,7 @@ import {
   isNonNullType,
   isScalarType,
 } from 'graphql';
-import { readUtc } from './calendar.js';
-import { fieldError, fieldErrors, type ResponseError } from './errors.js';
+import { type FieldCode, fieldError, fieldErrors, type ResponseError } from './errors.js';
 import { readJsv } from './formats/jsv.js';
 import { nameKey, pascal } from './names.js';
 import type { Param, Params } from './request.js';
@@ -103,13 +103,13 @@ class Binder {
         inner.set(nameKey(k), { name: k, value: v, text, source: 'body' });
       return this.object(t, inner, field);
     }
-    if (isScalarType(t)) return this.scalar(t.name, value, field, text);
+    if (isScalarType(t)) return this.scalar(t, value, field, text);
     return value;
   }
 
-  scalar(type: string, value: unknown, field: string, text: boolean): unknown {
+  scalar(type: GraphQLScalarType, value: unknown, field: string, text: boolean): unknown {
     const s = typeof value === 'string' ? value.trim() : undefined;
-    switch (type) {
+    switch (type.name) {
       case 'String':
       case 'ID':
         if (typeof value === 'object') return this.fail('InvalidFormat', field, `${field} must be text`);
@@ -142,7 +142,7 @@ class Binder {
         if (s !== undefined && UUID.test(s)) return s.toLowerCase();
         return this.fail('InvalidFormat', field, `${field} must be a UUID (8-4-4-4-12 hexadecimal digits)`);
       case 'DateTime': {
-        const read = s === undefined ? undefined : readUtc(s);
+        const read = s === undefined ? undefined : readWith(type, s);
         if (read?.ok) return read.date.toISOString();
         return this.fail(
           read?.code ?? 'InvalidFormat',
@@ -220,6 +220,23 @@ function structuredText(s: string, openers: string): unknown {
     } catch {
       return s;
     }
+  }
+}
+
+/**
+ * A date read by the schema's own DateTime scalar, so REST and GraphQL refuse exactly the same dates (CONTRACT
+ * §13); its refusal carries the error code and the words after the field's name.
+ */
+function readWith(
+  scalar: GraphQLScalarType,
+  text: string,
+): { ok: true; date: Date } | { ok: false; code: FieldCode; message: string } {
+  try {
+    return { ok: true, date: scalar.parseValue(text) as Date };
+  } catch (e) {
+    const { message, extensions } = e as { message: string; extensions?: { code?: unknown } };
+    const code = extensions?.code === 'OutOfRange' ? 'OutOfRange' : 'InvalidFormat';
+    return { ok: false, code, message };
   }
 }
 
