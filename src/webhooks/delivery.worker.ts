@@ -1,13 +1,13 @@
-// The delivery worker of one instance: claims due deliveries in batches (a lease each), finds their targets in
-// the cache, sends them with bounded concurrency, and records the outcomes in batches. Several instances run
-// side by side; each delivery has one holder.
+// The delivery worker of one instance: claims due deliveries in batches (a lease each) ahead of the slots that
+// send them, finds their targets in the cache, sends with bounded concurrency, and records the outcomes in
+// batches. Several instances run side by side; each delivery has one holder.
 import type { Dispatcher } from 'undici';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { recordAttempts } from './attempt.batch.js';
 import { AttemptRecorder } from './attempt.recorder.js';
-import { type Claimed, claimDue, releaseUnsent } from './delivery.store.js';
+import { type Claimed, claimDue, releaseClaims, releaseUnsent } from './delivery.store.js';
 import { decide, type RetryPolicy } from './outcome.js';
 import { Pump } from './pump.js';
 import { sendAttempt } from './send.js';
@@ -26,6 +26,9 @@ export interface WorkerOptions {
   allowPrivate: boolean;
   /** Requests in flight at once in this instance. */
   concurrency: number;
+  /** Attempts sent whose outcomes may wait to be written at once (default twice the concurrency): what a
+   * killed instance can leave sent but unrecorded. */
+  unrecordedLimit?: number | undefined;
   /** How long a claim is held; longer than the deadline, so only a dead worker's claims run out. */
   leaseMs: number;
   /** Only failures for this long disable a subscription (Failing). */
@@ -38,15 +41,19 @@ export interface WorkerOptions {
 
 export class DeliveryWorker {
   readonly #o: WorkerOptions;
-  /** Every claimed delivery until its outcome is written. */
+  /** Every claimed delivery that was started, until its outcome is written. */
   readonly #inflight = new Set<Promise<void>>();
   /** Of those, the ones still sending: a slot each. The others wait for their batch to be written. */
   #sending = 0;
+  /** Claimed and not yet started: the next claim runs while these and the ones sending go out. */
+  #queue: { claimed: Claimed; target: Target | undefined }[] = [];
+  readonly #unrecordedLimit: number;
   readonly #pump: Pump;
   readonly #recorder: AttemptRecorder;
 
   constructor(opts: WorkerOptions) {
     this.#o = opts;
+    this.#unrecordedLimit = opts.unrecordedLimit ?? 2 * opts.concurrency;
     this.#recorder = new AttemptRecorder((batch) => recordAttempts(opts.orm.em.fork(), batch));
     this.#pump = new Pump(
       () => this.#step(),
@@ -59,18 +66,22 @@ export class DeliveryWorker {
     this.#pump.wake();
   }
 
+  /**
+   * Claims while fewer than two rounds of slots are sent or queued, so the next batch is claimed while the
+   * current one goes out; a claim's lease outlasts the one round its queued deliveries may wait.
+   */
   async #step(): Promise<boolean> {
+    this.#fill();
     const { concurrency } = this.#o;
-    const free = concurrency - this.#sending;
-    // While busy, claim once a quarter of the slots is free (fewer, larger claims), and not while as many
-    // outcomes as there are slots wait to be written.
-    if (free <= 0 || (this.#sending > 0 && free < concurrency / 4)) return false;
-    if (this.#inflight.size - this.#sending >= concurrency) return false;
+    const want = 2 * concurrency - this.#sending - this.#queue.length;
+    // While busy, claim once half a round is wanted (fewer, larger claims).
+    const busy = this.#sending + this.#queue.length > 0;
+    if (want <= 0 || (busy && want < concurrency / 2)) return false;
     const em = this.#o.orm.em.fork();
     const claimed = await claimDue(em, {
       now: this.#o.clock.now(),
       leaseMs: this.#o.leaseMs,
-      limit: free,
+      limit: want,
     });
     if (claimed.length === 0) return false;
     const targets = await this.#o.targets.get(
@@ -78,25 +89,38 @@ export class DeliveryWorker {
       claimed.map((c) => c.subscriptionId),
       this.#o.clock.now(),
     );
-    for (const c of claimed) {
+    for (const c of claimed) this.#queue.push({ claimed: c, target: targets.get(c.subscriptionId) });
+    this.#fill();
+    return claimed.length === want;
+  }
+
+  /** Starts queued deliveries while a slot is free and not too many outcomes wait to be written. */
+  #fill(): void {
+    while (
+      this.#queue.length > 0 &&
+      this.#sending < this.#o.concurrency &&
+      this.#inflight.size - this.#sending < this.#unrecordedLimit
+    ) {
+      const { claimed: c, target } = this.#queue.shift()!;
       let sending = true;
       const sent = () => {
         if (!sending) return;
         sending = false;
         this.#sending -= 1;
+        this.#fill();
         this.#pump.wake();
       };
       this.#sending += 1;
-      const p: Promise<void> = this.#deliver(c, targets.get(c.subscriptionId), sent)
+      const p: Promise<void> = this.#deliver(c, target, sent)
         .catch((err) => this.#o.log.error({ err, deliveryId: c.id }, 'webhook delivery failed to record'))
         .finally(() => {
           sent();
           this.#inflight.delete(p);
+          this.#fill();
           this.#pump.wake();
         });
       this.#inflight.add(p);
     }
-    return claimed.length === free;
   }
 
   async #deliver(c: Claimed, target: Target | undefined, sent: () => void): Promise<void> {
@@ -172,6 +196,11 @@ export class DeliveryWorker {
    * written. Unfinished leases run out. */
   async stop(graceMs: number): Promise<void> {
     await this.#pump.stop();
+    // Claimed but never started: handed back now rather than when their leases run out.
+    const unsent = this.#queue.splice(0).map((q) => q.claimed);
+    await releaseClaims(this.#o.orm.em.fork(), unsent).catch((err) =>
+      this.#o.log.warn({ err }, 'webhook claims not handed back; their leases run out'),
+    );
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.#inflight]),
