@@ -26,7 +26,7 @@ export interface WorkerOptions {
   allowPrivate: boolean;
   /** Requests in flight at once in this instance. */
   concurrency: number;
-  /** Attempts sent whose outcomes may wait to be written at once (default twice the concurrency): what a
+  /** Attempts sent whose outcomes may wait to be written at once (default four rounds of slots): what a
    * killed instance can leave sent but unrecorded. */
   unrecordedLimit?: number | undefined;
   /** How long a claim is held; longer than the deadline, so only a dead worker's claims run out. */
@@ -38,6 +38,9 @@ export interface WorkerOptions {
   /** Counts what became of each delivery handled (metrics). */
   onOutcome?: OutcomeCounter | undefined;
 }
+
+/** Rounds of slots claimed ahead: claims (a round-trip each) overlap the sending instead of pausing it. */
+const PREFETCH_ROUNDS = 4;
 
 export class DeliveryWorker {
   readonly #o: WorkerOptions;
@@ -53,7 +56,7 @@ export class DeliveryWorker {
 
   constructor(opts: WorkerOptions) {
     this.#o = opts;
-    this.#unrecordedLimit = opts.unrecordedLimit ?? 2 * opts.concurrency;
+    this.#unrecordedLimit = opts.unrecordedLimit ?? 4 * opts.concurrency;
     this.#recorder = new AttemptRecorder((batch) => recordAttempts(opts.orm.em.fork(), batch));
     this.#pump = new Pump(
       () => this.#step(),
@@ -67,20 +70,21 @@ export class DeliveryWorker {
   }
 
   /**
-   * Claims while fewer than two rounds of slots are sent or queued, so the next batch is claimed while the
-   * current one goes out; a claim's lease outlasts the one round its queued deliveries may wait.
+   * Claims while fewer than PREFETCH_ROUNDS rounds of slots are sent or queued, so the next batches are claimed
+   * while the current one goes out. A queued delivery may wait a round of deadlines per round ahead of it: its
+   * lease is longer by as many deadlines, so only a dead worker's claims run out.
    */
   async #step(): Promise<boolean> {
     this.#fill();
-    const { concurrency } = this.#o;
-    const want = 2 * concurrency - this.#sending - this.#queue.length;
-    // While busy, claim once half a round is wanted (fewer, larger claims).
-    const busy = this.#sending + this.#queue.length > 0;
-    if (want <= 0 || (busy && want < concurrency / 2)) return false;
+    const { concurrency, timeoutMs } = this.#o;
+    const ahead = this.#sending + this.#queue.length;
+    const want = PREFETCH_ROUNDS * concurrency - ahead;
+    // While busy, claim once a round is wanted (fewer, larger claims).
+    if (want <= 0 || (ahead > 0 && want < concurrency)) return false;
     const em = this.#o.orm.em.fork();
     const claimed = await claimDue(em, {
       now: this.#o.clock.now(),
-      leaseMs: this.#o.leaseMs,
+      leaseMs: this.#o.leaseMs + Math.floor((ahead + want - 1) / concurrency) * timeoutMs,
       limit: want,
     });
     if (claimed.length === 0) return false;

@@ -26,7 +26,7 @@ const STOP_GRACE_MS = 15_000;
  * a batch being written (a round-trip of some milliseconds) does not stop the sending, and a killed instance
  * leaves at most that many attempts unrecorded (sent again when their leases run out).
  */
-export const CONCURRENCY = 16;
+export const CONCURRENCY = 32;
 export const UNRECORDED_LIMIT = 4 * CONCURRENCY;
 /** Connections at once to one receiver's origin: as many as attempts, so none waits for a connection past its deadline. */
 const CONNECTIONS_PER_HOST = CONCURRENCY;
@@ -108,7 +108,6 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
     timeoutMs: o.timeoutMs,
     allowPrivate: o.allowPrivateTargets,
     concurrency: o.concurrency ?? CONCURRENCY,
-    unrecordedLimit: o.concurrency ? 2 * o.concurrency : UNRECORDED_LIMIT,
     leaseMs: o.leaseMs ?? 2 * o.timeoutMs + 5000,
     failingWindowMs: o.failingWindowMs ?? 5 * DAY_MS,
     pollMs,
