@@ -129,20 +129,21 @@ export class DeliveryWorker {
 
   async #deliver(c: Claimed, claimedTarget: Target | undefined, sent: () => void): Promise<void> {
     const { orm, clock, targets } = this.#o;
-    const em = orm.em.fork();
+    // A context of its own only when this delivery reads or writes alone (rare): most need none.
+    const em = () => orm.em.fork();
     const attemptedAt = clock.now();
     // The subscription may have changed while the delivery was queued; the cache has heard of it by now.
     const target = claimedTarget
       ? (targets.cached(c.subscriptionId, attemptedAt) ??
-        (await targets.get(em, [c.subscriptionId], attemptedAt)).get(c.subscriptionId))
+        (await targets.get(em(), [c.subscriptionId], attemptedAt)).get(c.subscriptionId))
       : undefined;
     const count = (o: DeliveryOutcome) => this.#o.onOutcome?.(o);
     if (!target || target.deleted) {
-      await releaseUnsent(em, c, 'Cancelled', attemptedAt);
+      await releaseUnsent(em(), c, 'Cancelled', attemptedAt);
       return count('cancelled');
     }
     if (!target.isActive && !c.manual) {
-      await releaseUnsent(em, c, 'Skipped', attemptedAt);
+      await releaseUnsent(em(), c, 'Skipped', attemptedAt);
       return count('skipped');
     }
     const result = await sendAttempt(
