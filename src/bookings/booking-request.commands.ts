@@ -131,11 +131,23 @@ export async function requestBooking(
   throw new Error('no free booking reference after several attempts');
 }
 
+/** Column names by property name: the same two dozen on every request. */
+const columnNames = new Map<string, string>();
+const columnOf = (k: string): string => {
+  let c = columnNames.get(k);
+  if (c === undefined) {
+    c = k.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`);
+    columnNames.set(k, c);
+  }
+  return c;
+};
+
 /** The entity's values as the table's columns (jsonb_populate_record reads them by column name). */
 function columnsOf(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, value] of Object.entries(v))
-    out[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] =
-      value instanceof Date ? value.toISOString() : value;
+  for (const k in v) {
+    const value = v[k];
+    out[columnOf(k)] = value instanceof Date ? value.toISOString() : value;
+  }
   return out;
 }

@@ -202,6 +202,18 @@ export async function releaseUnsent(
   );
 }
 
+/** Claims never started (the worker is stopping): due again at once for any worker, this one's leases dropped. */
+export async function releaseClaims(em: EntityManager, claimed: readonly Claimed[]): Promise<void> {
+  if (claimed.length === 0) return;
+  await run(
+    em,
+    `update "webhook_delivery" d set "locked_by" = null, "locked_until_utc" = null
+      from jsonb_to_recordset(?::jsonb) as x("id" char(32), "token" text)
+      where d."id" = x."id" and d."locked_by" = x."token" returning d."id"`,
+    [JSON.stringify(claimed.map((c) => ({ id: c.id, token: c.token })))],
+  );
+}
+
 /** Retention: finished deliveries (and their attempts) older than `before` go, a batch at a time. */
 export async function deleteFinishedBefore(em: EntityManager, before: Date, limit = 1000): Promise<number> {
   const gone = await run<{ id: string }>(

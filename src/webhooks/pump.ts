@@ -1,19 +1,17 @@
 // A background loop: runs a step while it reports more work, otherwise sleeps until woken or the poll
-// interval passes. Wakes that arrive mid-step are not lost. A settle time lets the wakes of a burst (one per
-// committed event) share one step.
+// interval passes. Wakes that arrive mid-step are not lost: they run one more step, which takes everything that
+// arrived meanwhile.
 export class Pump {
   readonly #step: () => Promise<boolean>;
   readonly #pollMs: number;
   readonly #onError: (err: unknown) => void;
-  readonly #settleMs: number;
   #running = true;
   #woken = false;
   #release: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #loop: Promise<void>;
 
-  constructor(step: () => Promise<boolean>, pollMs: number, onError: (err: unknown) => void, settleMs = 0) {
-    this.#settleMs = settleMs;
+  constructor(step: () => Promise<boolean>, pollMs: number, onError: (err: unknown) => void) {
     this.#step = step;
     this.#pollMs = pollMs;
     this.#onError = onError;
@@ -29,11 +27,7 @@ export class Pump {
       } catch (err) {
         this.#onError(err);
       }
-      if (!more && !this.#woken && this.#running) {
-        await this.#sleep();
-        if (this.#woken && this.#running && this.#settleMs > 0)
-          await new Promise((r) => setTimeout(r, this.#settleMs));
-      }
+      if (!more && !this.#woken && this.#running) await this.#sleep();
     }
   }
 

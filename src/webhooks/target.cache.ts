@@ -62,6 +62,12 @@ export class TargetCache {
     else this.#entries.clear();
   }
 
+  /** A cached target as the cache now has it; undefined when not cached (forgotten since, say). */
+  cached(id: string, now: Date): Target | undefined {
+    const e = this.#entries.get(id);
+    return e && targetOf(e, now.getTime());
+  }
+
   /** The targets of these subscriptions (absent: no such subscription), reading only those not cached. */
   async get(em: EntityManager, ids: readonly string[], now: Date): Promise<Map<string, Target>> {
     const unique = [...new Set(ids)];

@@ -20,15 +20,14 @@ import { webhookMetrics } from './webhook.metrics.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const FANOUT_BATCH = 200;
-/** Events committing within this of a wake are fanned out together (a few statements per batch, not per event). */
-const FANOUT_SETTLE_MS = 10;
 const STOP_GRACE_MS = 15_000;
 /**
- * Attempts sending at once in an instance; as many more may wait for their outcome's batch to be written. A
- * killed instance leaves at most twice this many attempts unrecorded (sent again when their leases run out).
+ * Attempts sending at once in an instance. Outcomes wait for their batch to be written, up to UNRECORDED_LIMIT:
+ * a batch being written (a round-trip of some milliseconds) does not stop the sending, and a killed instance
+ * leaves at most that many attempts unrecorded (sent again when their leases run out).
  */
-export const CONCURRENCY = 16;
-export const UNRECORDED_LIMIT = 2 * CONCURRENCY;
+export const CONCURRENCY = 32;
+export const UNRECORDED_LIMIT = 4 * CONCURRENCY;
 /** Connections at once to one receiver's origin: as many as attempts, so none waits for a connection past its deadline. */
 const CONNECTIONS_PER_HOST = CONCURRENCY;
 
@@ -125,8 +124,9 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
       return events.length === FANOUT_BATCH;
     },
     pollMs,
+    // No settle time: events committing during a fan-out are taken together by the next one, and a lone
+    // event goes out at once.
     (err) => log.error({ err }, 'webhook fan-out failed'),
-    FANOUT_SETTLE_MS,
   );
   const retentionMs = o.retentionMs ?? 30 * DAY_MS;
   const sweep = setInterval(() => {

@@ -1,7 +1,12 @@
 // The claim: each due delivery goes to one holder at a time; a lease that runs out (a dead worker) makes it
 // claimable again, and the old holder can no longer write its outcome.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { claimDue, deleteFinishedBefore, recordAttempt } from '../../src/webhooks/delivery.store.js';
+import {
+  claimDue,
+  deleteFinishedBefore,
+  recordAttempt,
+  releaseClaims,
+} from '../../src/webhooks/delivery.store.js';
 import { decide } from '../../src/webhooks/outcome.js';
 import type { AttemptResult } from '../../src/webhooks/send.js';
 import { createUser } from '../factories/accounts.js';
@@ -68,6 +73,32 @@ it('gives a due delivery to one claimer; after the lease it goes to another, and
   expect(
     await rows(h, 'select number from webhook_attempt where delivery_id = ? order by number', [old.id]),
   ).toEqual([{ number: 1 }, { number: 2 }]);
+});
+
+it('hands back claims never started (a stopping worker): due at once for another claim, and only by their holder', async () => {
+  const u = await createUser(h);
+  const [s] = (
+    await h.ok<{ createWebhookSubscriptions: S[] }>(u.actor, CREATE, {
+      input: { name: 'Handed back', events: ['profile_update'], config: { url: 'http://127.0.0.1:9/x' } },
+    })
+  ).createWebhookSubscriptions;
+  for (let i = 0; i < 3; i++) await h.ok(u.actor, TEST, { id: s!.id });
+  const now = new Date(h.clock.now().getTime() + 1000);
+  const held = await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 });
+  expect(held).toHaveLength(3);
+  // A token that no longer holds the lease hands back nothing.
+  await releaseClaims(h.orm.em.fork(), [{ ...held[0]!, token: 'not the holder' }]);
+  expect(await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
+  await releaseClaims(h.orm.em.fork(), held.slice(0, 2));
+  const again = await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 });
+  expect(again.map((c) => c.id).sort()).toEqual(
+    held
+      .slice(0, 2)
+      .map((c) => c.id)
+      .sort(),
+  );
+  const [d] = await rows(h, 'select status, attempt_count from webhook_delivery where id = ?', [held[0]!.id]);
+  expect(d).toEqual({ status: 'Pending', attempt_count: 0 });
 });
 
 it('keeps finished deliveries 30 days: the sweep removes only finished ones older than the cut-off', async () => {
