@@ -1,6 +1,7 @@
 // Preloaded (`--import`) into every measured process: counts the SQL statements the process sends through `pg`
 // (whichever library calls it) and answers the harness's IPC question with them, its CPU time and its RSS.
 import { appendFileSync } from 'node:fs';
+import { getHeapCodeStatistics } from 'node:v8';
 import pg from 'pg';
 
 let statements = 0;
@@ -28,6 +29,22 @@ export interface ProbeStats {
   cpuMicros: number;
   rss: number;
   heapUsed: number;
+  /** The heap V8 holds (used or not), memory outside it (Buffers, TLS), and V8's compiled code and metadata. */
+  heapTotal: number;
+  external: number;
+  codeAndMetadata: number;
+}
+
+function memoryOf() {
+  const m = process.memoryUsage();
+  const code = getHeapCodeStatistics();
+  return {
+    rss: m.rss,
+    heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
+    external: m.external,
+    codeAndMetadata: code.code_and_metadata_size + code.bytecode_and_metadata_size,
+  };
 }
 
 process.on('message', (m: unknown) => {
@@ -36,8 +53,7 @@ process.on('message', (m: unknown) => {
   const stats: ProbeStats = {
     statements,
     cpuMicros: cpu.user + cpu.system,
-    rss: process.memoryUsage.rss(),
-    heapUsed: process.memoryUsage().heapUsed,
+    ...memoryOf(),
   };
   process.send?.({ type: 'stats', id: (m as { id: number }).id, stats });
 });

@@ -136,15 +136,32 @@ try {
   }).filter((s) => !only || only.has(s.id));
 
   // The service's memory, sampled every second: peaks per scenario, since page sizes differ a thousandfold.
-  const memory = new Map<string, { rssMb: number; heapMb: number }>();
+  // Besides RSS and the heap in use: the heap V8 holds, memory outside it, and compiled code, at the RSS peak.
+  const memory = new Map<
+    string,
+    { rssMb: number; heapMb: number; atPeak?: { heapTotalMb: number; externalMb: number; codeMb: number } }
+  >();
   let current = '';
+  const mb = (bytes: number) => Math.round(bytes / 10_485.76) / 100;
   const sampler = setInterval(() => {
     void ours.stats().then(
       (s) => {
         const m = memory.get(current) ?? { rssMb: 0, heapMb: 0 };
+        const peak = s.rss / 1_048_576 > m.rssMb;
         memory.set(current, {
           rssMb: Math.max(m.rssMb, s.rss / 1_048_576),
           heapMb: Math.max(m.heapMb, s.heapUsed / 1_048_576),
+          ...(peak
+            ? {
+                atPeak: {
+                  heapTotalMb: mb(s.heapTotal),
+                  externalMb: mb(s.external),
+                  codeMb: mb(s.codeAndMetadata),
+                },
+              }
+            : m.atPeak
+              ? { atPeak: m.atPeak }
+              : {}),
         });
       },
       () => undefined,

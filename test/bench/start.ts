@@ -45,6 +45,8 @@ export async function startAll(
         OPS_PASSWORD: 'ops passphrase for the bench',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         // e.g. `--max-old-space-size=256`: how the service fares with its heap capped.
+        // glibc's malloc arenas (one per thread that allocates: the pool threads, V8's GC helpers) hold memory.
+        ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
         ...(process.env.BENCH_SERVICE_NODE_OPTIONS
           ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }
           : {}),
