@@ -17,6 +17,8 @@ export interface AuditDeclaration {
   /** The subject's id from the mutation's arguments and result; several ids record one entry each. */
   // biome-ignore lint/suspicious/noExplicitAny: arguments and results are shaped by each mutation's SDL
   subjectId: (args: any, result: any) => string | readonly string[];
+  /** The `Action` written, where CONTRACT §18 names it apart from the operation (default: the operation's name). */
+  action?: string;
   /** Whose calls are recorded (default: operators and client applications). */
   by?: readonly AdministrativeClass[];
 }
@@ -62,7 +64,7 @@ export function recordAudit(
         occurredDateUtc: occurred,
         actorId: ctx.actor.id,
         actorType: cls === 'ops' ? 'UserAccount' : 'ClientApplication',
-        action,
+        action: declaration.action ?? action,
         subjectType: declaration.subjectType,
         subjectId,
         requestId: ctx.requestId ?? null,

@@ -63,7 +63,8 @@ export const clientappsModule: DomainModule = {
     },
     updateClientApplication: app,
     deleteClientApplication: app,
-    rotateClientApplicationSecret: app,
+    // CONTRACT §18 names this action `rotateClientSecret`.
+    rotateClientApplicationSecret: { ...app, action: 'rotateClientSecret' },
     suspendClientApplication: app,
     reactivateClientApplication: app,
   },

@@ -74,7 +74,7 @@ describe('recorded operations', () => {
     );
     const rotated = await recorded(
       () => env.call('PUT', `/api/clientapplications/${id}/rotate-secret`, { token: ops }),
-      subject('rotateClientApplicationSecret'),
+      subject('rotateClientSecret'),
     );
     secrets.push(rotated.json.ClientApplication.ClientSecret);
     await recorded(
@@ -92,7 +92,7 @@ describe('recorded operations', () => {
     // No secret, in the table or in what the API answers.
     const stored = JSON.stringify(await rows());
     const served = (await env.call('GET', '/api/audit?limit=1000', { token: ops })).text;
-    expect(served).toContain('rotateClientApplicationSecret');
+    expect(served).toContain('rotateClientSecret');
     for (const secret of secrets) {
       expect(secret.length).toBeGreaterThan(20);
       expect(stored).not.toContain(secret);
