@@ -1,8 +1,7 @@
 // Composition root: builds the Koa application with GraphQL, health endpoints, request ids and logging.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import type { ApolloServer } from '@apollo/server';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -16,7 +15,7 @@ import { createFacade } from '../rest-facade/facade.js';
 import { rateLimits } from '../rest-facade/ratelimit.js';
 import type { Actor } from './auth/actor.js';
 import type { Authenticator } from './auth/authenticate.js';
-import { asHttpError, bearerChallengePlugin } from './auth/challenge.js';
+import { asHttpError } from './auth/challenge.js';
 import { discoveryScopes, oauthTooManyRequests } from './auth/oauth.edges.js';
 import { oauthGuard } from './auth/oauth.guard.js';
 import { type AuthServer, OAUTH_PATH } from './auth/oauth.server.js';
@@ -25,17 +24,15 @@ import { createDashboard } from './dashboard/dashboard.server.js';
 import { migrationsPending } from './db/migrate.js';
 import type { Orm } from './db/orm.js';
 import { createEdge } from './edge.js';
-import { compiledGateway } from './graphql/compiled.gateway.js';
+import { startApollo } from './graphql/apollo.js';
 import { CompiledDocuments } from './graphql/compiled.js';
 import { type Context, createContext } from './graphql/context.js';
-import { formatError } from './graphql/errors.js';
 import { createExecutionGate } from './graphql/execution-gate.js';
 import { graphqlLimits } from './graphql/limits.guard.js';
-import { type GraphQLLimits, limitsPlugin } from './graphql/limits.js';
+import type { GraphQLLimits } from './graphql/limits.js';
 import { spliceHeldText } from './graphql/response-pieces.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { Clock } from './shared/clock.js';
-import { isDomainError } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 import { cors } from './web/cors.js';
 import { docs } from './web/docs.js';
@@ -130,65 +127,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // single document may cost (README Decisions: the limits and why).
   const gate = createExecutionGate({ freeBelow: 5_000, budget: limits.maxCost });
 
-  const apollo = new ApolloServer<Context>({
-    gateway: compiledGateway(deps.schema, compiled),
-    formatError,
-    includeStacktraceInErrorResponses: false,
-    // The service's own shutdown drains listeners, then stops Apollo, then the database, in that order.
-    stopOnTerminationSignals: false,
-    introspection: true,
-    plugins: [
-      // No @cacheControl hints are used (the REST facade caches on its own), and the default plugin costs a hook
-      // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
-      ApolloServerPluginCacheControlDisabled(),
-      limitsPlugin(limits, gate, formatError),
-      metrics.graphqlPlugin,
-      bearerChallengePlugin<Context>(),
-      // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.
-      {
-        async requestDidStart() {
-          return {
-            async willSendResponse(rc) {
-              if (rc.operation?.operation !== 'mutation') return;
-              const fields = rc.operation.selectionSet.selections.flatMap((s) =>
-                s.kind === 'Field' ? [s.name.value] : [],
-              );
-              await facade.invalidateAfter(fields);
-            },
-          };
-        },
-      },
-      {
-        async requestDidStart() {
-          return {
-            async didEncounterErrors(rc) {
-              for (const e of rc.errors) {
-                const code = e.extensions?.code;
-                const original = e.originalError;
-                if (isDomainError(original) || (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR'))
-                  continue;
-                rc.contextValue.log.error(
-                  { err: original ?? e, path: e.path },
-                  'unexpected error in GraphQL',
-                );
-              }
-            },
-            async willSendResponse(rc) {
-              const body = rc.response.body;
-              if (body.kind !== 'single' || !body.singleResult.errors) return;
-              // The masked error carries the request id a caller can quote to support.
-              body.singleResult.errors = body.singleResult.errors.map((e) =>
-                e.extensions?.code === 'InternalServerError'
-                  ? { ...e, extensions: { ...e.extensions, meta: { requestId: rc.contextValue.requestId } } }
-                  : e,
-              );
-            },
-          };
-        },
-      },
-    ],
+  const apollo = await startApollo({
+    schema: deps.schema,
+    compiled,
+    limits,
+    gate,
+    metrics,
+    // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.
+    afterMutation: (fields) => facade.invalidateAfter(fields),
   });
-  await apollo.start();
 
   const koa = new Koa({ proxy: deps.config.TRUST_PROXY });
   koa.use((_ctx, next) => requestActors.run(new Map(), next));
