@@ -1,6 +1,7 @@
 // The bookings pages: search by state, period, reference, car and borrower; one booking with its states and their
 // dates, and cancelling it as an operator with a reason.
 
+import { bookingStates } from '../bookings/car-booking.entity.js';
 import { auditLink } from './audit.pages.js';
 import { badge, carPath, fullName, type Person } from './cars.pages.js';
 import type { Problem } from './dashboard.errors.js';
@@ -8,17 +9,6 @@ import { BASE } from './dashboard.layout.js';
 import { csrfField, fieldError, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
 import { shortId, shortIdLink } from './short-id.js';
-
-export const bookingStates = [
-  'Pending',
-  'Approved',
-  'Declined',
-  'Expired',
-  'Cancelled',
-  'InUse',
-  'Returned',
-  'Completed',
-] as const;
 
 /** Each state with the date the booking entered it, in the order a booking lives them. */
 const stateDates = [

@@ -1,13 +1,13 @@
 // Bookings: search by state, period, reference, car and borrower; one booking's page; cancel as an operator.
 import type Router from '@koa/router';
 import type Koa from 'koa';
+import { bookingStates } from '../bookings/car-booking.entity.js';
 import {
   type BookingDetail,
   type BookingQuery,
   type BookingRow,
   bookingPage,
   bookingPath,
-  bookingStates,
   bookingsPage,
 } from './bookings.pages.js';
 import { describeError } from './dashboard.errors.js';
