@@ -5,7 +5,7 @@ import type { ApolloServer } from '@apollo/server';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import { type DocumentNode, type GraphQLSchema, print } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { Redis } from 'ioredis';
 import Koa from 'koa';
 import mount from 'koa-mount';
@@ -28,6 +28,7 @@ import { startApollo } from './graphql/apollo.js';
 import { CompiledDocuments } from './graphql/compiled.js';
 import { type Context, createContext } from './graphql/context.js';
 import { createExecutionGate } from './graphql/execution-gate.js';
+import { inProcessExecutor } from './graphql/in-process.js';
 import { graphqlLimits } from './graphql/limits.guard.js';
 import type { GraphQLLimits } from './graphql/limits.js';
 import { spliceHeldText } from './graphql/response-pieces.js';
@@ -79,9 +80,6 @@ export interface App {
   limits: GraphQLLimits;
   stop(): Promise<void>;
 }
-
-const isQuery = (d: DocumentNode): boolean =>
-  d.definitions.every((def) => def.kind !== 'OperationDefinition' || def.operation === 'query');
 
 /** The caller as the REST facade keys it: rate limits per subject, cached GETs per subject and rights. */
 const callerOf = (a: Actor) => ({
@@ -216,37 +214,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     koa.use(mount(OAUTH_PATH, deps.oauth.provider));
   }
 
-  // GraphQL clients living in this process (the REST facade, the dashboard): same Apollo execution and context.
-  // The facade hands over the same cached DocumentNode for every request of a shape; Apollo would print it again
-  // each time to look it up in its document store (a few % of a REST read, test/bench S2), so its text is kept.
-  const printed = new WeakMap<DocumentNode, string>();
-  const sourceOf = (d: DocumentNode): string => {
-    let text = printed.get(d);
-    if (text === undefined) {
-      text = print(d);
-      printed.set(d, text);
-    }
-    return text;
-  };
-  const execute = async (
-    document: string | DocumentNode,
-    variables: Record<string, unknown>,
-    authorization: string | undefined,
-    requestId: string,
-  ) => {
-    const contextValue = await contextFor(authorization, requestId);
-    // A facade read runs its compiled document without Apollo's request pipeline (it needs none of its plugins:
-    // no mutation to announce, no cache hints). Any error is answered by Apollo instead, running the read again,
-    // so that errors keep exactly the shape and logging of every other path.
-    if (typeof document !== 'string' && isQuery(document)) {
-      const result = await compiled.run(document, variables, contextValue);
-      if (result && !result.errors?.length) return { data: result.data as Record<string, unknown> };
-    }
-    const query = typeof document === 'string' ? document : sourceOf(document);
-    const res = await apollo.executeOperation({ query, variables }, { contextValue });
-    if (res.body.kind !== 'single') throw new Error('expected a single GraphQL result');
-    return res.body.singleResult;
-  };
+  // GraphQL clients living in this process (the REST facade, the dashboard): same execution and context.
+  const execute = inProcessExecutor({ schema: deps.schema, compiled, gate, apollo, contextFor });
 
   // The operators dashboard, signed in through the authorization server above as its first-party client.
   if (deps.oauth)

@@ -1,0 +1,60 @@
+// How GraphQL clients living in this process (the REST facade, the dashboard) run a document: a read runs its
+// compiled form directly, behind the execution gate; anything else, and any read that errs, goes through Apollo so
+// errors keep the shape and logging of every other path.
+import type { ApolloServer } from '@apollo/server';
+import { type DocumentNode, type GraphQLSchema, print } from 'graphql';
+import type { CompiledDocuments } from './compiled.js';
+import type { Context } from './context.js';
+import { complexityOf } from './cost.js';
+import type { ExecutionGate } from './execution-gate.js';
+
+export interface InProcessDeps {
+  schema: GraphQLSchema;
+  compiled: CompiledDocuments;
+  gate: ExecutionGate;
+  apollo: ApolloServer<Context>;
+  contextFor(authorization: string | undefined, requestId: string): Promise<Context>;
+}
+
+const isQuery = (d: DocumentNode): boolean =>
+  d.definitions.every((def) => def.kind !== 'OperationDefinition' || def.operation === 'query');
+
+export function inProcessExecutor(deps: InProcessDeps) {
+  // The facade hands over the same cached DocumentNode for every request of a shape; Apollo would print it again
+  // each time to look it up in its document store (a few % of a REST read, test/bench S2), so its text is kept.
+  const printed = new WeakMap<DocumentNode, string>();
+  const sourceOf = (d: DocumentNode): string => {
+    let text = printed.get(d);
+    if (text === undefined) {
+      text = print(d);
+      printed.set(d, text);
+    }
+    return text;
+  };
+  return async (
+    document: string | DocumentNode,
+    variables: Record<string, unknown>,
+    authorization: string | undefined,
+    requestId: string,
+  ) => {
+    const contextValue = await deps.contextFor(authorization, requestId);
+    // A facade read runs its compiled document without Apollo's request pipeline (it needs none of its plugins:
+    // no mutation to announce, no cache hints). Any error is answered by Apollo instead, running the read again,
+    // so that errors keep exactly the shape and logging of every other path.
+    if (typeof document !== 'string' && isQuery(document)) {
+      // It takes its turn at the execution gate like every other execution (CONTRACT §13 "Memory"): a page of
+      // 1,000 with everything embedded waits for its share of the budget; a page of 100 never waits.
+      const leave = await deps.gate.enter(complexityOf(deps.schema, document, null, variables)?.cost ?? 0);
+      try {
+        const result = await deps.compiled.run(document, variables, contextValue);
+        if (result && !result.errors?.length) return { data: result.data as Record<string, unknown> };
+      } finally {
+        leave();
+      }
+    }
+    const query = typeof document === 'string' ? document : sourceOf(document);
+    const res = await deps.apollo.executeOperation({ query, variables }, { contextValue });
+    if (res.body.kind !== 'single') throw new Error('expected a single GraphQL result');
+    return res.body.singleResult;
+  };
+}
