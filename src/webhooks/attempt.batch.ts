@@ -3,7 +3,12 @@
 // attempt order. A batch with a 410 takes the transaction of delivery.store.ts, which also disables in it.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../shared/ids.js';
-import { type AttemptRecord, disableSubscription, recordAttemptsInTransaction } from './delivery.store.js';
+import {
+  type AttemptRecord,
+  attemptColumns,
+  disableSubscription,
+  recordAttemptsInTransaction,
+} from './delivery.store.js';
 import { HEALTH_SET } from './subscription.health.js';
 
 const SQL = `with x as (select * from jsonb_to_recordset(?::jsonb) as x("aid" uuid, "id" char(32), "token" text,
@@ -53,14 +58,7 @@ export async function recordAttempts(
     id: a.claimed.id,
     token: a.claimed.token,
     sub: a.claimed.subscriptionId,
-    trigger: a.trigger,
-    at: a.attemptedAt.toISOString(),
-    code: a.outcome.statusCode,
-    error: a.outcome.error,
-    ms: a.result.durationMs,
-    rid: a.result.requestId,
-    url: a.url,
-    body: a.result.kind === 'response' ? a.result.body : null,
+    ...attemptColumns(a),
     status: a.outcome.status,
     count: a.outcome.attemptCount,
     next: a.outcome.nextAttemptDateUtc?.toISOString() ?? null,

@@ -88,6 +88,20 @@ export interface AttemptRecord {
 }
 
 /** Writes the attempt and its consequences. Returns false when the lease was lost to another claim. */
+/** An attempt's own columns, as both ways of recording attempts write them (one batch, or one transaction). */
+export function attemptColumns(a: AttemptRecord) {
+  return {
+    trigger: a.trigger,
+    at: a.attemptedAt.toISOString(),
+    code: a.outcome.statusCode,
+    error: a.outcome.error,
+    ms: a.result.durationMs,
+    rid: a.result.requestId,
+    url: a.url,
+    body: a.result.kind === 'response' ? a.result.body : null,
+  };
+}
+
 export async function recordAttempt(em: EntityManager, a: AttemptRecord): Promise<boolean> {
   return (await recordAttemptsInTransaction(em, [a])).has(a.claimed.id);
 }
@@ -119,14 +133,7 @@ export async function recordAttemptsInTransaction(
           list.map((a) => ({
             id: newId(),
             delivery: a.claimed.id,
-            trigger: a.trigger,
-            at: a.attemptedAt.toISOString(),
-            code: a.outcome.statusCode,
-            error: a.outcome.error,
-            ms: a.result.durationMs,
-            rid: a.result.requestId,
-            url: a.url,
-            body: a.result.kind === 'response' ? a.result.body : null,
+            ...attemptColumns(a),
           })),
         ),
       ],
