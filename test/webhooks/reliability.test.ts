@@ -123,11 +123,9 @@ it('delivers every event at least once through faults and a killed worker; the a
   const wh = new Webhook(sub!.secret);
   const sample = rx.requests.filter((_, i) => i % 97 === 0);
   for (const r of sample) wh.verify(r.body, r.headers as Record<string, string>);
-  // Duplicates only from attempts in flight in the killed process.
   const oks = new Map<string, number>();
   for (const r of succeeded()) oks.set(r.deliveryId, (oks.get(r.deliveryId) ?? 0) + 1);
   const duplicates = [...oks.values()].filter((n) => n > 1).length;
-  expect(duplicates).toBeLessThanOrEqual(CONCURRENCY);
 
   // The attempt log matches what the receiver saw, except attempts lost with the killed process.
   const attempts = await rows<{ delivery_id: string; status_code: number | null; error: string | null }>(
@@ -149,21 +147,31 @@ it('delivers every event at least once through faults and a killed worker; the a
   let unlogged = 0;
   let mismatched = 0;
   let late = 0;
+  const unexplained: string[] = [];
   for (const [id, got] of seen) {
     const log = logged.get(id) ?? [];
     expect(log.length).toBeLessThanOrEqual(got.length);
-    unlogged += got.length - log.length;
-    if (log.length !== got.length) continue;
-    // A logged timeout matches whatever the receiver did: on a busy machine a reply sent in time can still
-    // reach the worker after its deadline. Any status or error the log names must be what the receiver did.
-    for (let k = 0; k < log.length; k++) {
-      if (log[k] === got[k]) continue;
-      if (log[k] === 'hang') late += 1;
-      else mismatched += 1;
-    }
+    const lost = got.length - log.length;
+    unlogged += lost;
+    let late200 = 0;
+    if (lost === 0)
+      // A logged timeout matches whatever the receiver did: on a busy machine a reply sent in time can still
+      // reach the worker after its deadline. Any status or error the log names must be what the receiver did.
+      for (let k = 0; k < log.length; k++) {
+        if (log[k] === got[k]) continue;
+        if (log[k] === 'hang') {
+          late += 1;
+          if (got[k] === '200') late200 += 1;
+        } else mismatched += 1;
+      }
+    // A delivery succeeds more than once only when the worker did not know of an earlier success: the attempt
+    // was lost with the killed process, or its 200 came after the worker's deadline. Nothing else may repeat it.
+    const successes = oks.get(id) ?? 0;
+    if (successes > 1 && lost + late200 < successes - 1) unexplained.push(`${id}: ${got} logged ${log}`);
   }
   expect(unlogged).toBeLessThanOrEqual(CONCURRENCY);
   expect(mismatched).toBe(0);
+  expect(unexplained).toEqual([]);
   expect(attempts.length).toBeGreaterThan(EVENTS * 1.3);
   process.stdout.write(
     `reliability: ${rx.requests.length} requests received, ${attempts.length} attempts logged, ` +
