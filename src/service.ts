@@ -8,6 +8,12 @@ import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { watchPool } from './db/pool.metrics.js';
+import {
+  startWebhooks,
+  type WebhookRuntime,
+  type WebhookRuntimeOptions,
+  webhookSettings,
+} from './delivery/delivery.runtime.js';
 import { type EventBus, localBus, redisBus } from './events/bus.js';
 import { buildSchema } from './graphql/schema.js';
 import { createMetrics } from './metrics/metrics.js';
@@ -19,12 +25,6 @@ import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
 import { loadCertificate, selfSignedCertPath } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
-import {
-  startWebhooks,
-  type WebhookRuntime,
-  type WebhookRuntimeOptions,
-  webhookSettings,
-} from './webhooks/webhooks.runtime.js';
 
 export interface Service {
   port: number;

@@ -6,11 +6,11 @@ import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { migrate } from '../../src/db/migrate.js';
 import { openOrm } from '../../src/db/orm.js';
+import { startWebhooks } from '../../src/delivery/delivery.runtime.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { entities } from '../../src/modules.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { encryptSecret, generateSecret, loadDataKey } from '../../src/webhooks/secret.js';
-import { startWebhooks } from '../../src/webhooks/webhooks.runtime.js';
 import { startReceiver } from './receiver.js';
 
 const SERVER = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';

@@ -2,15 +2,15 @@
 // delivery runtime started against the test database with a fast schedule, and the GraphQL documents.
 import { pino } from 'pino';
 import { inject } from 'vitest';
-import type { EventBus } from '../../src/events/bus.js';
-import { composeModules } from '../../src/modules.js';
-import { systemClock } from '../../src/shared/clock.js';
-import type { Lookup } from '../../src/webhooks/target-guard.js';
 import {
   startWebhooks,
   type WebhookRuntime,
   type WebhookRuntimeOptions,
-} from '../../src/webhooks/webhooks.runtime.js';
+} from '../../src/delivery/delivery.runtime.js';
+import type { EventBus } from '../../src/events/bus.js';
+import { composeModules } from '../../src/modules.js';
+import { systemClock } from '../../src/shared/clock.js';
+import type { Lookup } from '../../src/webhooks/target-guard.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 export async function webhookHarness(
