@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { WebhookRuntime } from '../../src/delivery/delivery.runtime.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { loadCertificate } from '../../src/tls.js';
@@ -21,6 +20,7 @@ import {
   DELIVERY,
   REDELIVER,
   ROTATE,
+  type Runtime,
   rows,
   type S,
   SUBSCRIPTION,
@@ -31,7 +31,7 @@ import {
 
 let h: Harness;
 let rx: Receiver;
-let runtime: WebhookRuntime | undefined;
+let runtime: Runtime | undefined;
 beforeAll(async () => {
   h = await webhookHarness({ allowPrivateTargets: true });
 });
