@@ -62,6 +62,8 @@ const layers: readonly (readonly string[])[] = [
   ['src/bookings'],
   ['src/clientapps'],
   ['src/webhooks'],
+  // The webhook delivery engine: sends what the webhooks subdomain records; webhooks never import it.
+  ['src/delivery'],
   ['src/reports'],
   // The authorization server: signs accounts in and checks client secrets, so it sits above their subdomains.
   ['src/oauth'],

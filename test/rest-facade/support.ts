@@ -64,7 +64,15 @@ export async function startRest(env: Record<string, string> = {}): Promise<RestE
   };
   const sql: string[] = [];
   const url = inject('databaseUrl');
-  const orm = await openOrm(url, entities as never, { pool: 5, onQuery: (s) => sql.push(s) });
+  // The outbox relay takes events in the background on the same pool: its statements (the only ones that look
+  // for unpublished events) are not the request's.
+  const relayed = /"published_date_utc" is null/;
+  const orm = await openOrm(url, entities as never, {
+    pool: 5,
+    onQuery: (s) => {
+      if (!relayed.test(s)) sql.push(s);
+    },
+  });
   const dataDir = mkdtempSync(join(tmpdir(), 'carshare-rest-'));
   const config = loadConfig({
     PORT: '0',

@@ -26,7 +26,8 @@ const tokens = process.env.BENCH_TOKENS;
 const service = await startService({
   config,
   log: createLogger(config.LOG_LEVEL),
-  // The control runs no background work of its own: the measured service does all fan-out and sweeps.
+  // The control runs no delivery or sweeps of its own: the measured service does. Like every instance it relays
+  // the outbox (events it takes wake the measured service's worker by NOTIFY).
   ...(tokens ? { authenticator: uncheckedTokens(tokens), timers: false, webhooks: false } : {}),
 });
 process.send?.({ type: 'ready', port: service.port });
