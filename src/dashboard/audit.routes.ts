@@ -19,7 +19,7 @@ const labels = {
   action: 'Action',
 };
 
-export function auditRoutes(router: Router, kit: Kit): void {
+export function serveAuditPages(router: Router, kit: Kit): void {
   router.get(
     '/audit',
     kit.operator(async (ctx, op) => {

@@ -48,7 +48,7 @@ async function load(ctx: Koa.Context, op: Op): Promise<BookingDetail | undefined
   return undefined;
 }
 
-export function bookingRoutes(router: Router, kit: Kit): void {
+export function serveBookingPages(router: Router, kit: Kit): void {
   router.get(
     '/bookings',
     kit.operator(async (ctx, op) => {

@@ -41,7 +41,7 @@ const labels = { ownerId: 'Owner (user id)', make: 'Make', id: 'Car' };
 const idOf = (ctx: Koa.Context) => String(ctx.params.id);
 const backToCars = html`<p><a href="${BASE}/cars">Back to the cars</a></p>`;
 
-export function carRoutes(router: Router, kit: Kit): void {
+export function serveCarPages(router: Router, kit: Kit): void {
   router.get(
     '/cars',
     kit.operator(async (ctx, op) => {

@@ -66,7 +66,7 @@ async function load(ctx: Koa.Context, op: Op): Promise<App | undefined> {
 
 const listBack = () => html`<p><a href="${BASE}/clients">All client applications</a></p>`;
 
-export function clientAppRoutes(router: Router, kit: Kit): void {
+export function serveClientAppPages(router: Router, kit: Kit): void {
   const { operator, publicUrl, caFile } = kit;
 
   router.get(

@@ -39,7 +39,7 @@ const oauthErrors: Record<string, string> = {
   temporarily_unavailable: 'The authorization server is busy.',
 };
 
-export function signInRoutes(
+export function serveSignIn(
   router: Router,
   kit: Kit,
   deps: { client: OAuthClient; execute: Execute; clock: Clock },

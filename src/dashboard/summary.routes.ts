@@ -23,7 +23,7 @@ export function periodStarts(now: Date): { day: Date; week: Date; month: Date } 
   return { day, week, month };
 }
 
-export function summaryRoutes(router: Router, kit: Kit): void {
+export function serveSummaryPages(router: Router, kit: Kit): void {
   router.get(
     '/',
     kit.operator(async (_ctx, op) => {

@@ -21,7 +21,7 @@ const ACTIONS = {
   },
 } as const;
 
-export function userRoutes(router: Router, kit: Kit): void {
+export function serveUserPages(router: Router, kit: Kit): void {
   router.get(
     '/users',
     kit.operator(async (ctx, op) => {

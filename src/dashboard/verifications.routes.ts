@@ -65,7 +65,7 @@ async function subjectsOf(op: Op, nodes: Verification[]): Promise<Subjects> {
   return out;
 }
 
-export function verificationRoutes(router: Router, kit: Kit): void {
+export function serveVerificationPages(router: Router, kit: Kit): void {
   const show = async (op: Op, query: Record<string, unknown>, problem?: Problem, notice?: string) => {
     const f: Filter = {
       status: query.status === undefined ? 'Pending' : oneOf(query.status, statuses),

@@ -46,7 +46,7 @@ const idOf = (ctx: Koa.Context): string => String(ctx.params.id);
 const back = (id?: string) =>
   html`<p><a href="${id ? `${BASE}/webhooks/${id}` : `${BASE}/webhooks`}">${id ? 'Back to the subscription' : 'All subscriptions'}</a></p>`;
 
-export function webhookRoutes(router: Router, kit: Kit): void {
+export function serveWebhookPages(router: Router, kit: Kit): void {
   const { operator } = kit;
   const refused = (op: Op, title: string, e: Parameters<typeof describeError>[0], id?: string) =>
     op.page({ title, section: 'webhooks', body: back(id), problem: describeError(e, webhookLabels) });
