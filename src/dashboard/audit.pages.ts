@@ -1,8 +1,9 @@
 // The audit trail page: filters (subject, actor, action, period) and the entries, newest first; and the link
 // every subject's page shows to its own entries.
-import { BASE } from './dashboard.layout.js';
+
 import { pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
+import { BASE } from './layout.js';
 import { shortId, shortIdLink } from './short-id.js';
 
 export interface Entry {

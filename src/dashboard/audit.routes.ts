@@ -1,8 +1,8 @@
 // The audit trail: who changed what, filtered by subject, actor, action and period (CONTRACT §18).
 import type Router from '@koa/router';
 import { type AuditQuery, auditPage, type Entry, subjectTypes } from './audit.pages.js';
-import { describeError } from './dashboard.errors.js';
-import type { Kit } from './dashboard.kit.js';
+import { describeError } from './errors.js';
+import type { Kit } from './kit.js';
 import { dayStart, malformedIds, param } from './query.js';
 
 const SEARCH = `query($subjectType: AuditSubjectType, $subjectId: UUID, $actorId: UUID, $action: String,

@@ -10,10 +10,10 @@ import {
   bookingPath,
   bookingsPage,
 } from './bookings.pages.js';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, type Op, text } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
+import { type Kit, type Op, text } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
 import { dayStart, malformedIds, param } from './query.js';
 
 const ROW = `id reference state carId borrowerId startDateUtc endDateUtc requestedDateUtc

@@ -12,10 +12,10 @@ import {
   carsPage,
   type Unavailability,
 } from './cars.pages.js';
-import { describeError } from './dashboard.errors.js';
-import type { Kit } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
+import type { Kit } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
 import { malformedIds, param } from './query.js';
 
 type Page<T> = { total: number; limit: number; offset: number; nodes: T[] };

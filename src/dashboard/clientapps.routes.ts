@@ -12,10 +12,10 @@ import {
   listPage,
   secretPage,
 } from './clientapps.pages.js';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, type Op, text, values } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
+import { type Kit, type Op, text, values } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
 
 const FIELDS = `id name description clientId grantTypes redirectUris allowedScopes allowRefresh isFirstParty status
   lastUsedDateUtc connectedUsers createdDateUtc lastModifiedDateUtc`;

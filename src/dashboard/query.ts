@@ -1,6 +1,6 @@
 // Reading a page's search parameters: one trimmed string each, and dates typed as days (UTC).
 import type Koa from 'koa';
-import type { Problem } from './dashboard.errors.js';
+import type { Problem } from './errors.js';
 
 /** A query-string value as one trimmed string, at most 200 characters ('' when absent). */
 export function param(ctx: Koa.Context, key: string): string {

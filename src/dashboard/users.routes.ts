@@ -1,9 +1,9 @@
 // Users: search by e-mail address or name, and suspend / reactivate an account.
 import type Router from '@koa/router';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, text } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { href, html } from './html.js';
+import { type Kit, text } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
 import { type Account, usersPage } from './users.pages.js';
 
 const SEARCH = `query($search: String, $status: AccountStatus, $offset: Int) {

@@ -1,9 +1,9 @@
 // The verification queue: each record with its subject and evidence, and the verify / reject form.
 import { auditLink } from './audit.pages.js';
-import type { Problem } from './dashboard.errors.js';
-import { BASE } from './dashboard.layout.js';
+import type { Problem } from './errors.js';
 import { csrfField, fieldError, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
+import { BASE } from './layout.js';
 
 export interface Verification {
   id: string;

@@ -1,9 +1,9 @@
 // The verification queue (Pending by default, oldest first) with evidence, and verify / reject with a reason.
 import type Router from '@koa/router';
-import { describeError, type Problem } from './dashboard.errors.js';
-import { type Kit, type Op, text } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError, type Problem } from './errors.js';
 import { href } from './html.js';
+import { type Kit, type Op, text } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
 import {
   type Filter,
   kinds,

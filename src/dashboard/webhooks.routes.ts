@@ -4,10 +4,10 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { isUuid } from '../shared/ids.js';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, type Op, text, values } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
+import { type Kit, type Op, text, values } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
 import {
   confirmDeletePage,
   type Delivery,
