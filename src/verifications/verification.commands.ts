@@ -1,21 +1,14 @@
 // The business verbs of verifications: create with the subject, submit evidence, verify, reject, expire, reset.
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Actor, actorClass, hasScope, isSelf } from '../access/actor.js';
 import { requireScope } from '../access/permissions.js';
 import { recordEvent } from '../events/outbox.js';
+import type { CommandContext } from '../graphql/context.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
-import type { Clock } from '../shared/clock.js';
 import { forbidden, invalidState, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
 import { parseEvidence } from './evidence.js';
 import { requiredKinds, Verification, type VerificationKind } from './verification.entity.js';
-
-export interface CommandContext {
-  em: EntityManager;
-  actor: Actor;
-  clock: Clock;
-}
 
 /** Who may see a verification at all: its subject's user, ops, and apps or users reading verifications network-wide. */
 export function canSee(actor: Actor, v: Pick<Verification, 'subjectUserId'>): boolean {
