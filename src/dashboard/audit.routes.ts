@@ -1,6 +1,7 @@
 // The audit trail: who changed what, filtered by subject, actor, action and period (CONTRACT §18).
 import type Router from '@koa/router';
-import { type AuditQuery, auditPage, type Entry, subjectTypes } from './audit.pages.js';
+import { auditSubjectTypes } from '../audit/audit-entry.entity.js';
+import { type AuditQuery, auditPage, type Entry } from './audit.pages.js';
 import { describeError } from './errors.js';
 import type { Kit } from './kit.js';
 import { dayStart, malformedIds, param } from './query.js';
@@ -25,7 +26,7 @@ export function serveAuditPages(router: Router, kit: Kit): void {
     kit.operator(async (ctx, op) => {
       const type = param(ctx, 'subjectType');
       const f: AuditQuery = {
-        subjectType: (subjectTypes as readonly string[]).includes(type) ? type : '',
+        subjectType: (auditSubjectTypes as readonly string[]).includes(type) ? type : '',
         subjectId: param(ctx, 'subjectId'),
         actorId: param(ctx, 'actorId'),
         action: param(ctx, 'action'),

@@ -1,6 +1,7 @@
 // Cars: search by make, owner and status; one car's page; list and unlist as an operator.
 import type Router from '@koa/router';
 import type Koa from 'koa';
+import { carStatuses } from '../cars/car.entity.js';
 import {
   type BookingRow,
   type CarDetail,
@@ -8,7 +9,6 @@ import {
   type CarRow,
   carPage,
   carPath,
-  carStatuses,
   carsPage,
   type Unavailability,
 } from './cars.pages.js';

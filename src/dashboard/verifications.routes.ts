@@ -1,17 +1,11 @@
 // The verification queue (Pending by default, oldest first) with evidence, and verify / reject with a reason.
 import type Router from '@koa/router';
+import { verificationKinds, verificationStatuses } from '../verifications/verification.entity.js';
 import { describeError, type Problem } from './errors.js';
 import { href } from './html.js';
 import { type Kit, type Op, text } from './kit.js';
 import { BASE, noticeOf } from './layout.js';
-import {
-  type Filter,
-  kinds,
-  queuePage,
-  type Subjects,
-  statuses,
-  type Verification,
-} from './verifications.pages.js';
+import { type Filter, queuePage, type Subjects, type Verification } from './verifications.pages.js';
 
 const QUEUE = `query($status: VerificationStatus, $kind: VerificationKind, $subjectId: UUID, $offset: Int) {
   verifications(status: $status, kind: $kind, subjectId: $subjectId, sort: "lastModifiedDateUtc", limit: 25, offset: $offset) {
@@ -68,8 +62,8 @@ async function subjectsOf(op: Op, nodes: Verification[]): Promise<Subjects> {
 export function serveVerificationPages(router: Router, kit: Kit): void {
   const show = async (op: Op, query: Record<string, unknown>, problem?: Problem, notice?: string) => {
     const f: Filter = {
-      status: query.status === undefined ? 'Pending' : oneOf(query.status, statuses),
-      kind: oneOf(query.kind, kinds),
+      status: query.status === undefined ? 'Pending' : oneOf(query.status, verificationStatuses),
+      kind: oneOf(query.kind, verificationKinds),
       subjectId:
         typeof query.subjectId === 'string' && /^[0-9a-f-]{36}$/.test(query.subjectId) ? query.subjectId : '',
     };
