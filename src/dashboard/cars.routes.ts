@@ -16,7 +16,7 @@ import { describeError } from './errors.js';
 import { html } from './html.js';
 import type { Kit } from './kit.js';
 import { BASE, noticeOf } from './layout.js';
-import { malformedIds, param } from './query.js';
+import { malformedIds, noResults, offsetOf, oneOf, param } from './query.js';
 
 type Page<T> = { total: number; limit: number; offset: number; nodes: T[] };
 
@@ -45,19 +45,18 @@ export function serveCarPages(router: Router, kit: Kit): void {
   router.get(
     '/cars',
     kit.operator(async (ctx, op) => {
-      const status = param(ctx, 'status');
       const f: CarQuery = {
         make: param(ctx, 'make'),
         ownerId: param(ctx, 'ownerId'),
-        status: (carStatuses as readonly string[]).includes(status) ? status : '',
+        status: oneOf(param(ctx, 'status'), carStatuses),
       };
-      const offset = Number(ctx.query.offset ?? 0) || 0;
+      const offset = offsetOf(ctx.query);
       const malformed = malformedIds({ ownerId: f.ownerId }, labels);
       if (malformed)
         return op.page({
           title: 'Cars',
           section: 'cars',
-          body: carsPage({ total: 0, limit: 25, offset: 0, nodes: [] }, f),
+          body: carsPage(noResults(), f),
           problem: malformed,
         });
       const r = await op.api.run<{ cars: Page<CarRow> }>(SEARCH, {
@@ -69,7 +68,7 @@ export function serveCarPages(router: Router, kit: Kit): void {
       op.page({
         title: 'Cars',
         section: 'cars',
-        body: carsPage(r.ok ? r.data.cars : { total: 0, limit: 25, offset: 0, nodes: [] }, f),
+        body: carsPage(r.ok ? r.data.cars : noResults(), f),
         problem: r.ok ? undefined : describeError(r.error, labels),
       });
     }),

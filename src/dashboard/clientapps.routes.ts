@@ -16,6 +16,7 @@ import { describeError } from './errors.js';
 import { html } from './html.js';
 import { type Kit, type Op, text, values } from './kit.js';
 import { BASE, noticeOf } from './layout.js';
+import { offsetOf } from './query.js';
 
 const FIELDS = `id name description clientId grantTypes redirectUris allowedScopes allowRefresh isFirstParty status
   lastUsedDateUtc connectedUsers createdDateUtc lastModifiedDateUtc`;
@@ -72,7 +73,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
   router.get(
     '/clients',
     operator(async (ctx, op) => {
-      const offset = Number(ctx.query.offset ?? 0) || 0;
+      const offset = offsetOf(ctx.query);
       const r = await op.api.run<{
         clientApplications: { total: number; limit: number; offset: number; nodes: App[] };
       }>(LIST, { offset });

@@ -4,6 +4,7 @@ import { describeError } from './errors.js';
 import { href, html } from './html.js';
 import { type Kit, text } from './kit.js';
 import { BASE, noticeOf } from './layout.js';
+import { offsetOf } from './query.js';
 import { type Account, usersPage } from './users.pages.js';
 
 const SEARCH = `query($search: String, $status: AccountStatus, $offset: Int) {
@@ -28,7 +29,7 @@ export function serveUserPages(router: Router, kit: Kit): void {
       const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 200) : '';
       const status =
         ctx.query.status === 'Active' || ctx.query.status === 'Suspended' ? ctx.query.status : '';
-      const offset = Number(ctx.query.offset ?? 0) || 0;
+      const offset = offsetOf(ctx.query);
       const r = await op.api.run<{
         userAccounts: { total: number; limit: number; offset: number; nodes: Account[] };
       }>(SEARCH, {

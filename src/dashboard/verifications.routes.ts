@@ -5,6 +5,7 @@ import { describeError, type Problem } from './errors.js';
 import { href } from './html.js';
 import { type Kit, type Op, text } from './kit.js';
 import { BASE, noticeOf } from './layout.js';
+import { noResults, offsetOf, oneOf } from './query.js';
 import { type Filter, queuePage, type Subjects, type Verification } from './verifications.pages.js';
 
 const QUEUE = `query($status: VerificationStatus, $kind: VerificationKind, $subjectId: UUID, $offset: Int) {
@@ -25,9 +26,6 @@ type SubjectRow = {
   model?: string;
   licensePlate?: { jurisdiction: string; number: string };
 };
-
-const oneOf = <T extends string>(v: unknown, list: readonly T[]): T | '' =>
-  list.includes(v as T) ? (v as T) : '';
 
 /** Names and plates of the page's subjects in one request (aliases); ids are shown if it fails. */
 async function subjectsOf(op: Op, nodes: Verification[]): Promise<Subjects> {
@@ -71,7 +69,7 @@ export function serveVerificationPages(router: Router, kit: Kit): void {
       status: f.status || null,
       kind: f.kind || null,
       subjectId: f.subjectId || null,
-      offset: Number(query.offset ?? 0) || 0,
+      offset: offsetOf(query),
     };
     const r = await op.api.run<{ verifications: Page }>(QUEUE, vars);
     const back = href(`${BASE}/verifications`, {
@@ -84,7 +82,7 @@ export function serveVerificationPages(router: Router, kit: Kit): void {
       return op.page({
         title: 'Verifications',
         section: 'verifications',
-        body: queuePage({ total: 0, limit: 25, offset: 0, nodes: [] }, f, {}, op.user.csrf, back),
+        body: queuePage(noResults(), f, {}, op.user.csrf, back),
         problem: describeError(r.error),
       });
     const subjects = await subjectsOf(op, r.data.verifications.nodes);

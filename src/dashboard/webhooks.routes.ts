@@ -8,6 +8,7 @@ import { describeError } from './errors.js';
 import { html } from './html.js';
 import { type Kit, type Op, text, values } from './kit.js';
 import { BASE, noticeOf } from './layout.js';
+import { offsetOf } from './query.js';
 import {
   confirmDeletePage,
   type Delivery,
@@ -55,7 +56,7 @@ export function serveWebhookPages(router: Router, kit: Kit): void {
     '/webhooks',
     operator(async (ctx, op) => {
       const r = await op.api.run<{ webhookSubscriptions: Page<Sub> }>(LIST, {
-        offset: Number(ctx.query.offset ?? 0) || 0,
+        offset: offsetOf(ctx.query),
       });
       if (!r.ok) return refused(op, 'Webhooks', r.error);
       op.page({
@@ -116,7 +117,7 @@ export function serveWebhookPages(router: Router, kit: Kit): void {
     operator(async (ctx, op) => {
       const r = await op.api.run<{ webhookSubscription: Sub; webhookDeliveries: Page<Delivery> }>(ONE, {
         id: idOf(ctx),
-        offset: Number(ctx.query.offset ?? 0) || 0,
+        offset: offsetOf(ctx.query),
       });
       if (!r.ok) return refused(op, 'Webhook subscription', r.error);
       const s = r.data.webhookSubscription;
