@@ -42,6 +42,16 @@ function emit(ctx: CommandContext, v: Verification): void {
   );
 }
 
+/** A verification with nothing submitted and nothing decided: how one starts, and what a reset returns it to. */
+const unverified = {
+  status: 'Unverified',
+  evidence: null,
+  expiresDateUtc: null,
+  decidedDateUtc: null,
+  decidedById: null,
+  reason: null,
+} as const;
+
 /** Creates the subject's required records, Unverified; called in the transaction that creates the subject. */
 export function createRequiredVerifications(
   ctx: Pick<CommandContext, 'em' | 'clock'>,
@@ -57,12 +67,7 @@ export function createRequiredVerifications(
       subjectId,
       subjectUserId,
       kind,
-      status: 'Unverified',
-      evidence: null,
-      expiresDateUtc: null,
-      decidedDateUtc: null,
-      decidedById: null,
-      reason: null,
+      ...unverified,
       createdDateUtc: now,
       lastModifiedDateUtc: now,
     });
@@ -80,14 +85,7 @@ export async function resetVerification(
 ): Promise<void> {
   const v = await ctx.em.findOne(Verification, { subjectType, subjectId, kind });
   if (!v || v.status === 'Unverified') return;
-  Object.assign(v, {
-    status: 'Unverified',
-    evidence: null,
-    expiresDateUtc: null,
-    decidedDateUtc: null,
-    decidedById: null,
-    reason: null,
-  });
+  Object.assign(v, unverified);
   touch(v, ctx.clock.now());
   emit(ctx, v);
 }
