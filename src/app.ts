@@ -17,7 +17,7 @@ import type { Actor } from './access/actor.js';
 import type { Authenticator } from './access/authenticate.js';
 import { asHttpError } from './access/challenge.js';
 import type { Config } from './config.js';
-import { createDashboard } from './dashboard/dashboard.server.js';
+import { createDashboard } from './dashboard/server.js';
 import { migrationsPending } from './db/migrate.js';
 import type { Orm } from './db/orm.js';
 import { createEdge } from './edge.js';

@@ -3,10 +3,10 @@
 import { apiScopes, scopes } from '../access/actor.js';
 import { scopeDescriptions } from '../access/scope.catalogue.js';
 import { auditLink } from './audit.pages.js';
-import type { Problem } from './dashboard.errors.js';
-import { BASE } from './dashboard.layout.js';
+import type { Problem } from './errors.js';
 import { actionButton, type Choice, checkboxes, csrfField, fieldError, secretField } from './forms.js';
 import { type Html, html, when } from './html.js';
+import { BASE } from './layout.js';
 
 export interface App {
   id: string;

@@ -16,6 +16,9 @@ export interface Context {
   afterCommit: (() => Promise<void> | void)[];
 }
 
+/** What a domain command needs of a request: its unit of work, who asks, and the time. */
+export type CommandContext = Pick<Context, 'em' | 'actor' | 'clock'>;
+
 export function createContext(base: Omit<Context, 'loaders' | 'afterCommit'>): Context {
   return { ...base, loaders: new Map(), afterCommit: [] };
 }

@@ -9,20 +9,20 @@ import { dashboardClient } from '../oauth/first-party.js';
 import { derivedSecret, loadOAuthKeys } from '../oauth/keys.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
-import { auditRoutes } from './audit.routes.js';
-import { bookingRoutes } from './bookings.routes.js';
-import { carRoutes } from './cars.routes.js';
-import { clientAppRoutes } from './clientapps.routes.js';
-import type { Execute } from './dashboard.api.js';
-import { createKit } from './dashboard.kit.js';
-import { BASE, secure, send } from './dashboard.layout.js';
-import { sessions } from './dashboard.session.js';
-import { signInRoutes } from './dashboard.signin.js';
+import type { Execute } from './api.js';
+import { serveAuditPages } from './audit.routes.js';
+import { serveBookingPages } from './bookings.routes.js';
+import { serveCarPages } from './cars.routes.js';
+import { serveClientAppPages } from './clientapps.routes.js';
 import { html } from './html.js';
-import { summaryRoutes } from './summary.routes.js';
-import { userRoutes } from './users.routes.js';
-import { verificationRoutes } from './verifications.routes.js';
-import { webhookRoutes } from './webhooks.routes.js';
+import { createKit } from './kit.js';
+import { BASE, secure, send } from './layout.js';
+import { sessions } from './session.js';
+import { serveSignIn } from './signin.js';
+import { serveSummaryPages } from './summary.routes.js';
+import { serveUserPages } from './users.routes.js';
+import { serveVerificationPages } from './verifications.routes.js';
+import { serveWebhookPages } from './webhooks.routes.js';
 
 export interface DashboardDeps {
   orm: Orm;
@@ -58,15 +58,15 @@ export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middlewa
     ctx.type = assets[file];
     ctx.body = files[file];
   });
-  signInRoutes(router, kit, { client, execute: deps.execute, clock: deps.clock });
-  summaryRoutes(router, kit);
-  clientAppRoutes(router, kit);
-  webhookRoutes(router, kit);
-  verificationRoutes(router, kit);
-  userRoutes(router, kit);
-  carRoutes(router, kit);
-  bookingRoutes(router, kit);
-  auditRoutes(router, kit);
+  serveSignIn(router, kit, { client, execute: deps.execute, clock: deps.clock });
+  serveSummaryPages(router, kit);
+  serveClientAppPages(router, kit);
+  serveWebhookPages(router, kit);
+  serveVerificationPages(router, kit);
+  serveUserPages(router, kit);
+  serveCarPages(router, kit);
+  serveBookingPages(router, kit);
+  serveAuditPages(router, kit);
   const routes = router.routes();
 
   return async (ctx, next) => {
