@@ -10,7 +10,7 @@ import { Check } from '../shared/validation.js';
 import { bookingEventValues } from './booking.events.js';
 import { type BookingPolicy, minutes, shift } from './booking.policy.js';
 import { carUnavailable } from './booking.rules.js';
-import { asCarUnavailable, lockCarRow } from './booking-period.js';
+import { asCarUnavailable, lockCarRowPlain } from './booking-period.js';
 import { newReference } from './booking-reference.js';
 import { checkAndInsert } from './booking-request.sql.js';
 import { CarBooking } from './car-booking.entity.js';
@@ -50,7 +50,7 @@ export async function requestBooking(
   carId: string,
   input: RequestBookingInput,
 ): Promise<CarBooking> {
-  const car = await lockCarRow(ctx.em, carId);
+  const car = await lockCarRowPlain(ctx.em, carId);
   if (!car) throw notFound('Car');
   if (isSelf(ctx.actor, car.ownerId)) throw forbidden('You cannot book your own car');
   const { start, end, message } = checkInput(input);

@@ -1,6 +1,7 @@
 // A booking request's checks, its insert and its outbox event in one statement, run under the car's row lock
 // (taken by the statement before it, so this one's snapshot sees everything committed before the lock).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runPrepared } from '../db/rows.js';
 import { requiredKinds } from '../verifications/verification.entity.js';
 import { occupyingStates, sqlStates } from './car-booking.entity.js';
 
@@ -92,30 +93,24 @@ const SQL = `with b as (select * from jsonb_populate_record(null::car_booking, ?
 /** Checks and writes in one statement; the caller holds the car's row lock. */
 export async function checkAndInsert(em: EntityManager, r: RequestRow): Promise<RequestOutcome> {
   const e = r.event;
-  const [row] = await em.getConnection().execute<
-    {
-      borrower_verified: boolean;
-      car_bookable: boolean;
-      conflict_start: Date | null;
-      conflict_end: Date | null;
-      written: Record<string, unknown> | null;
-    }[]
-  >(
-    SQL,
-    [
-      JSON.stringify(r.booking),
-      r.rulesHold,
-      e?.id ?? null,
-      e?.name ?? null,
-      e?.payload ?? null,
-      e?.audience ?? null,
-      e?.occurred ?? null,
-      e?.requestId ?? null,
-      e !== null,
-    ],
-    'all',
-    em.getTransactionContext(),
-  );
+  // Prepared: PostgreSQL parses and plans this long statement once per connection, not on every request.
+  const [row] = await runPrepared<{
+    borrower_verified: boolean;
+    car_bookable: boolean;
+    conflict_start: Date | null;
+    conflict_end: Date | null;
+    written: Record<string, unknown> | null;
+  }>(em, SQL, [
+    JSON.stringify(r.booking),
+    r.rulesHold,
+    e?.id ?? null,
+    e?.name ?? null,
+    e?.payload ?? null,
+    e?.audience ?? null,
+    e?.occurred ?? null,
+    e?.requestId ?? null,
+    e !== null,
+  ]);
   if (!row) return { borrowerVerified: false, carBookable: false, conflict: null, written: null };
   return {
     borrowerVerified: row.borrower_verified,
