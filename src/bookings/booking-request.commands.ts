@@ -1,12 +1,17 @@
 // Requesting a booking (CONTRACT §6 request): a verified borrower asks for a free period of a bookable car
 // that is not theirs; the car's AutoApprove makes it Approved at once.
+
+import { Profile } from '../accounts/profile.entity.js';
 import { isSelf } from '../auth/actor.js';
 import type { Car } from '../cars/car.entity.js';
+import { plainRows } from '../db/rows.js';
 import type { Context } from '../graphql/context.js';
+import { Rating } from '../ratings/rating.entity.js';
 import { forbidden, notFound, ruleViolation } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { checkRange } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
+import { Verification } from '../verifications/verification.entity.js';
 import { bookingEventValues } from './booking.events.js';
 import { type BookingPolicy, minutes, shift } from './booking.policy.js';
 import { carUnavailable } from './booking.rules.js';
@@ -34,8 +39,18 @@ function checkInput(input: RequestBookingInput): { start: Date; end: Date; messa
   return { start: input.startDateUtc!, end: input.endDateUtc!, message };
 }
 
-/** The car a request was checked against, kept with the answer so its embed is not read again. */
-export const carOfRequest = new WeakMap<CarBooking, Car>();
+/**
+ * What the answer to a request embeds, read by its check-and-insert statement: the car it was checked against,
+ * the profiles of borrower and owner, the ratings of car, borrower and owner, and the car's verifications.
+ * Kept with the booking so the answer reads none of them again (plain rows, as the loaders give them).
+ */
+export interface RequestEmbeds {
+  car: Car;
+  profiles: Profile[];
+  ratings: Rating[];
+  carVerifications: Verification[];
+}
+export const embedsOfRequest = new WeakMap<CarBooking, RequestEmbeds>();
 
 const ATTEMPTS = 5;
 
@@ -123,7 +138,13 @@ export async function requestBooking(
       );
     if (out.conflict) throw carUnavailable(out.conflict.start, out.conflict.end);
     if (out.written) {
-      carOfRequest.set(b, car);
+      const e = out.embeds;
+      embedsOfRequest.set(b, {
+        car,
+        profiles: plainRows(ctx.em, Profile, e?.profiles ?? []),
+        ratings: plainRows(ctx.em, Rating, e?.ratings ?? []),
+        carVerifications: plainRows(ctx.em, Verification, e?.carVerifications ?? []),
+      });
       return b;
     }
     ctx.em.getUnitOfWork().unsetIdentity(b);
