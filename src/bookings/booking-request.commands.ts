@@ -18,7 +18,7 @@ import { carUnavailable } from './booking.rules.js';
 import { asCarUnavailable, lockCarRowPlain } from './booking-period.js';
 import { newReference } from './booking-reference.js';
 import { checkAndInsert } from './booking-request.sql.js';
-import { CarBooking } from './car-booking.entity.js';
+import type { CarBooking } from './car-booking.entity.js';
 
 export type BookingContext = Pick<Context, 'em' | 'actor' | 'clock' | 'loaders'>;
 
@@ -102,7 +102,9 @@ export async function requestBooking(
       createdDateUtc: now,
       lastModifiedDateUtc: now,
     } as const;
-    const b = ctx.em.create(CarBooking, values, { managed: true });
+    // The statement below writes the row: the answer is a plain object shaped like the entity, which the unit of
+    // work neither tracks nor flushes (no entity to build, no change set to compute at commit).
+    const b = values as CarBooking;
     const ev = approved ? bookingEventValues(ctx, 'carbooking_approve', b) : null;
     const out = await checkAndInsert(ctx.em, {
       booking: columnsOf(values),
@@ -147,7 +149,6 @@ export async function requestBooking(
       });
       return b;
     }
-    ctx.em.getUnitOfWork().unsetIdentity(b);
   }
   throw new Error('no free booking reference after several attempts');
 }
