@@ -4,12 +4,36 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Car } from '../cars/car.entity.js';
+import { plainRows, runPrepared } from '../db/rows.js';
 import { carUnavailable } from './booking.rules.js';
 import { occupyingStates, sqlStates } from './car-booking.entity.js';
 
 /** Loads the car holding its row lock until the transaction ends; null when there is no such car. */
 export function lockCarRow(em: EntityManager, carId: string): Promise<Car | null> {
   return em.findOne(Car, { id: carId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** The car's columns by name: a prepared statement's result must not change shape under it (no `select *`). */
+let carColumns: string | undefined;
+const columnsOfCar = (em: EntityManager): string =>
+  (carColumns ??= em
+    .getMetadata()
+    .get(Car)
+    .props.flatMap((p) => p.fieldNames ?? [])
+    .map((c) => `"${c}"`)
+    .join(', '));
+
+/**
+ * The same lock as `lockCarRow`, as a prepared statement returning a plain row shaped like the entity (no
+ * identity map, no change tracking): for a command that reads the car but does not change it.
+ */
+export async function lockCarRowPlain(em: EntityManager, carId: string): Promise<Car | null> {
+  const rows = await runPrepared<Record<string, unknown>>(
+    em,
+    `select ${columnsOfCar(em)} from car where id = ? for update`,
+    [carId],
+  );
+  return plainRows(em, Car, rows)[0] ?? null;
 }
 
 /** Throws CarUnavailable naming the earliest period that overlaps [start, end), other than the booking's own. */

@@ -1,19 +1,23 @@
 // Requesting a booking (CONTRACT §6 request): a verified borrower asks for a free period of a bookable car
 // that is not theirs; the car's AutoApprove makes it Approved at once.
 import { isSelf } from '../access/actor.js';
+import { Profile } from '../accounts/profile.entity.js';
 import type { Car } from '../cars/car.entity.js';
+import { plainRows } from '../db/rows.js';
 import type { Context } from '../graphql/context.js';
+import { Rating } from '../ratings/rating.entity.js';
 import { forbidden, notFound, ruleViolation } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { checkRange } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
+import { Verification } from '../verifications/verification.entity.js';
 import { bookingEventValues } from './booking.events.js';
 import { type BookingPolicy, minutes, shift } from './booking.policy.js';
 import { carUnavailable } from './booking.rules.js';
-import { asCarUnavailable, lockCarRow } from './booking-period.js';
+import { asCarUnavailable, lockCarRowPlain } from './booking-period.js';
 import { newReference } from './booking-reference.js';
 import { checkAndInsert } from './booking-request.sql.js';
-import { CarBooking } from './car-booking.entity.js';
+import type { CarBooking } from './car-booking.entity.js';
 
 export type BookingContext = Pick<Context, 'em' | 'actor' | 'clock' | 'loaders'>;
 
@@ -34,8 +38,18 @@ function checkInput(input: RequestBookingInput): { start: Date; end: Date; messa
   return { start: input.startDateUtc!, end: input.endDateUtc!, message };
 }
 
-/** The car a request was checked against, kept with the answer so its embed is not read again. */
-export const carOfRequest = new WeakMap<CarBooking, Car>();
+/**
+ * What the answer to a request embeds, read by its check-and-insert statement: the car it was checked against,
+ * the profiles of borrower and owner, the ratings of car, borrower and owner, and the car's verifications.
+ * Kept with the booking so the answer reads none of them again (plain rows, as the loaders give them).
+ */
+export interface RequestEmbeds {
+  car: Car;
+  profiles: Profile[];
+  ratings: Rating[];
+  carVerifications: Verification[];
+}
+export const embedsOfRequest = new WeakMap<CarBooking, RequestEmbeds>();
 
 const ATTEMPTS = 5;
 
@@ -50,7 +64,7 @@ export async function requestBooking(
   carId: string,
   input: RequestBookingInput,
 ): Promise<CarBooking> {
-  const car = await lockCarRow(ctx.em, carId);
+  const car = await lockCarRowPlain(ctx.em, carId);
   if (!car) throw notFound('Car');
   if (isSelf(ctx.actor, car.ownerId)) throw forbidden('You cannot book your own car');
   const { start, end, message } = checkInput(input);
@@ -87,7 +101,9 @@ export async function requestBooking(
       createdDateUtc: now,
       lastModifiedDateUtc: now,
     } as const;
-    const b = ctx.em.create(CarBooking, values, { managed: true });
+    // The statement below writes the row: the answer is a plain object shaped like the entity, which the unit of
+    // work neither tracks nor flushes (no entity to build, no change set to compute at commit).
+    const b = values as CarBooking;
     const ev = approved ? bookingEventValues(ctx, 'carbooking_approve', b) : null;
     const out = await checkAndInsert(ctx.em, {
       booking: columnsOf(values),
@@ -123,10 +139,15 @@ export async function requestBooking(
       );
     if (out.conflict) throw carUnavailable(out.conflict.start, out.conflict.end);
     if (out.written) {
-      carOfRequest.set(b, car);
+      const e = out.embeds;
+      embedsOfRequest.set(b, {
+        car,
+        profiles: plainRows(ctx.em, Profile, e?.profiles ?? []),
+        ratings: plainRows(ctx.em, Rating, e?.ratings ?? []),
+        carVerifications: plainRows(ctx.em, Verification, e?.carVerifications ?? []),
+      });
       return b;
     }
-    ctx.em.getUnitOfWork().unsetIdentity(b);
   }
   throw new Error('no free booking reference after several attempts');
 }

@@ -1,6 +1,7 @@
 // A booking request's checks, its insert and its outbox event in one statement, run under the car's row lock
 // (taken by the statement before it, so this one's snapshot sees everything committed before the lock).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runPrepared } from '../db/rows.js';
 import { requiredKinds } from '../verifications/verification.entity.js';
 import { occupyingStates, sqlStates } from './car-booking.entity.js';
 
@@ -26,7 +27,14 @@ export interface RequestOutcome {
   conflict: { start: Date; end: Date } | null;
   /** The row as written; null when a check refused it or its reference was taken. */
   written: Record<string, unknown> | null;
+  /**
+   * What the answer embeds, read in the same statement (columns by name, as `to_jsonb` gives them): the profiles
+   * of borrower and owner, the ratings of car, borrower and owner, and the car's verifications (by kind).
+   */
+  embeds: { profiles: Row[]; ratings: Row[]; carVerifications: Row[] } | null;
 }
+
+type Row = Record<string, unknown>;
 
 const kinds = (list: readonly string[]) => list.map((k) => `'${k}'`).join(', ');
 
@@ -86,37 +94,40 @@ const SQL = `with b as (select * from jsonb_populate_record(null::car_booking, ?
     select ?::uuid, ?, ?::jsonb, ?::jsonb, ?::timestamptz, null, ? from ins where ?::boolean
     returning id)
   select chk.borrower_verified, chk.car_bookable, chk.conflict_start, chk.conflict_end,
-    (select count(*) from ev)::int as events, to_jsonb(ins) as written
-  from chk left join ins on true`;
+    (select count(*) from ev)::int as events, to_jsonb(ins) as written,
+    case when ins.id is not null then jsonb_build_array(
+      (select coalesce(jsonb_agg(to_jsonb(p)), '[]') from profile p where p.user_id in (b.borrower_id, b.owner_id)),
+      (select coalesce(jsonb_agg(to_jsonb(r)), '[]') from rating r
+        where (r.subject_type = 'Car' and r.subject_id = b.car_id)
+           or (r.subject_type = 'UserAccount' and r.subject_id in (b.borrower_id, b.owner_id))),
+      (select coalesce(jsonb_agg(to_jsonb(v) order by v.kind asc), '[]') from verification v
+        where v.subject_type = 'Car' and v.subject_id = b.car_id)) end as embeds
+  from b, chk left join ins on true`;
 
 /** Checks and writes in one statement; the caller holds the car's row lock. */
 export async function checkAndInsert(em: EntityManager, r: RequestRow): Promise<RequestOutcome> {
   const e = r.event;
-  const [row] = await em.getConnection().execute<
-    {
-      borrower_verified: boolean;
-      car_bookable: boolean;
-      conflict_start: Date | null;
-      conflict_end: Date | null;
-      written: Record<string, unknown> | null;
-    }[]
-  >(
-    SQL,
-    [
-      JSON.stringify(r.booking),
-      r.rulesHold,
-      e?.id ?? null,
-      e?.name ?? null,
-      e?.payload ?? null,
-      e?.audience ?? null,
-      e?.occurred ?? null,
-      e?.requestId ?? null,
-      e !== null,
-    ],
-    'all',
-    em.getTransactionContext(),
-  );
-  if (!row) return { borrowerVerified: false, carBookable: false, conflict: null, written: null };
+  // Prepared: PostgreSQL parses and plans this long statement once per connection, not on every request.
+  const [row] = await runPrepared<{
+    borrower_verified: boolean;
+    car_bookable: boolean;
+    conflict_start: Date | null;
+    conflict_end: Date | null;
+    written: Record<string, unknown> | null;
+    embeds: [Row[], Row[], Row[]] | null;
+  }>(em, SQL, [
+    JSON.stringify(r.booking),
+    r.rulesHold,
+    e?.id ?? null,
+    e?.name ?? null,
+    e?.payload ?? null,
+    e?.audience ?? null,
+    e?.occurred ?? null,
+    e?.requestId ?? null,
+    e !== null,
+  ]);
+  if (!row)
+    return { borrowerVerified: false, carBookable: false, conflict: null, written: null, embeds: null };
   return {
     borrowerVerified: row.borrower_verified,
     carBookable: row.car_bookable,
@@ -125,5 +136,10 @@ export async function checkAndInsert(em: EntityManager, r: RequestRow): Promise<
         ? { start: new Date(row.conflict_start), end: new Date(row.conflict_end) }
         : null,
     written: row.written,
+    embeds: row.embeds && {
+      profiles: row.embeds[0],
+      ratings: row.embeds[1],
+      carVerifications: row.embeds[2],
+    },
   };
 }

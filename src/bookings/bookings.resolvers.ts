@@ -2,14 +2,12 @@
 // queries, changes through commands. Built around a policy (BOOKING_LEAD_MINUTES) and a lock device port.
 import type { IResolvers } from '@graphql-tools/utils';
 import { profileByUserId } from '../accounts/account.loaders.js';
-import { partnerLoader } from '../accounts/counterparties.js';
 import type { AuditDeclarations } from '../audit/audit.declaration.js';
 import { carById } from '../cars/car.loaders.js';
 import { createFeedback, type FeedbackInput } from '../feedback/feedback.commands.js';
 import { feedbacksByBooking } from '../feedback/feedback.loaders.js';
 import type { Context } from '../graphql/context.js';
 import type { DomainModule } from '../graphql/module.js';
-import { ratingBySubject } from '../ratings/rating.loaders.js';
 import {
   approveBooking,
   cancelBooking,
@@ -28,17 +26,15 @@ import {
   searchCarBookings,
 } from './booking.queries.js';
 import { estimatedCost } from './booking-cost.js';
-import { carOfRequest, type RequestBookingInput, requestBooking } from './booking-request.commands.js';
+import { embedsOfRequest, type RequestBookingInput, requestBooking } from './booking-request.commands.js';
+import { primeRequestEmbeds } from './booking-request.embeds.js';
 import { type CarBooking, CarBookingSchema } from './car-booking.entity.js';
 import { setCarLock } from './car-lock.commands.js';
 import type { CarLockDevice } from './car-lock.port.js';
 import { CarLockCommandSchema } from './car-lock-command.entity.js';
-import { bookingCounterparties } from './counterparties.adapter.js';
 
 type Id = { id: string };
 
-/** The same per-request loader the accounts module asks (by name), answered by this module's adapter. */
-const partners = partnerLoader(bookingCounterparties);
 type Reason = Id & { input?: { reason?: string | null } | null };
 
 export interface BookingsDeps {
@@ -95,28 +91,16 @@ export function createBookingsModule({ policy, lockDevice }: BookingsDeps): Doma
           b.startDateUtc,
           b.endDateUtc,
         ),
-      car: (b: CarBooking, _: unknown, ctx: Context) => {
-        const written = carOfRequest.get(b);
-        if (!written) return carById(ctx).load(b.carId);
-        // The car a request was checked against answers its embed. Asking now for its owner's profile and the
-        // borrower's rating puts them in the statements that read the borrower's profile and the car's rating.
-        void profileByUserId(ctx)
-          .load(written.ownerId)
-          .catch(() => undefined);
-        void ratingBySubject(ctx)
-          .load({ subjectType: 'UserAccount', subjectId: b.borrowerId })
-          .catch(() => undefined);
-        // An Approved request makes borrower and owner each other's counterparty (the phone number rule).
-        if (b.state === 'Approved')
-          partners(ctx)
-            .prime({ viewerId: b.borrowerId, subjectId: b.ownerId }, true)
-            .prime({ viewerId: b.ownerId, subjectId: b.borrowerId }, true);
-        return written;
+      car: (b: CarBooking, _: unknown, ctx: Context) =>
+        // The car a request was checked against answers its embed.
+        primeRequestEmbeds(ctx, b) ? embedsOfRequest.get(b)!.car : carById(ctx).load(b.carId),
+      borrower: (b: CarBooking, _: unknown, ctx: Context) => {
+        primeRequestEmbeds(ctx, b);
+        return profileByUserId(ctx).load(b.borrowerId);
       },
-      borrower: (b: CarBooking, _: unknown, ctx: Context) => profileByUserId(ctx).load(b.borrowerId),
       // A booking just requested has no feedback yet.
       feedbacks: (b: CarBooking, _: unknown, ctx: Context) =>
-        carOfRequest.has(b) ? [] : feedbacksByBooking(ctx).load(b.id),
+        embedsOfRequest.has(b) ? [] : feedbacksByBooking(ctx).load(b.id),
     },
   };
   return { name: 'bookings', entities: [CarBookingSchema, CarLockCommandSchema], resolvers, audit };
