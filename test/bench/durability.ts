@@ -9,7 +9,8 @@ import pg from 'pg';
 import { openOrm } from '../../src/db/orm.js';
 import { entities } from '../../src/modules.js';
 import { encryptSecret, generateSecret, loadDataKey } from '../../src/webhooks/secret.js';
-import { freePort, startVariant, type Variant } from './processes.js';
+import { freePort } from '../support/port.js';
+import { startVariant, type Variant } from './processes.js';
 import { createDatabase } from './setup.js';
 
 const EVENTS = 10_000;

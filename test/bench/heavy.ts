@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
-import { freePort, startVariant } from './processes.js';
+import { freePort } from '../support/port.js';
+import { startVariant } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 

@@ -2,7 +2,6 @@
 // Node process with the probe preloaded, and asking them over IPC for their statement count, CPU and memory.
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { Job, LoadResult } from './driver.js';
 import type { ProbeStats } from './probe.js';
@@ -178,15 +177,4 @@ export function cpuOf(pids: readonly number[]): Map<number, number> {
     }
   }
   return out;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
 }

@@ -2,7 +2,8 @@
 // L1 and P1, and gets the tokens the scenarios send from the service's own authorization server.
 import type pg from 'pg';
 import { clientActor, userActor } from '../../src/access/actor.js';
-import { freePort, startVariant, type Variant } from './processes.js';
+import { freePort } from '../support/port.js';
+import { startVariant, type Variant } from './processes.js';
 import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
 import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';
 import { clientCredentialsToken, userToken } from './tokens.js';

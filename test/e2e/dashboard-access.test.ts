@@ -4,7 +4,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, signUp } from '../oauth/support.js';
-import { type Receiver, startReceiver, waitFor } from '../webhooks/receiver.js';
+import { waitFor } from '../support/wait.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { type E2E, heading, OPS, shoot, signIn, startE2E } from './dashboard.support.js';
 
 let e: E2E;

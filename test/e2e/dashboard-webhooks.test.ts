@@ -6,7 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carInput } from '../factories/cars.js';
 import { createClient, gql, signUp, userTokens } from '../oauth/support.js';
-import { type Receiver, startReceiver, waitFor } from '../webhooks/receiver.js';
+import { waitFor } from '../support/wait.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { type E2E, heading, OPS, shoot, signIn, startE2E, type Watch } from './dashboard.support.js';
 
 let e: E2E;

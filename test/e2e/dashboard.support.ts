@@ -3,7 +3,6 @@
 // watch on every page for console errors and requests to other origins, and screenshots as test artifacts.
 import { createHash, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type * as oc from 'openid-client';
@@ -16,6 +15,7 @@ import { openOrm } from '../../src/db/orm.js';
 import { entities } from '../../src/modules.js';
 import { type Service, startService } from '../../src/service.js';
 import { type OAuthService, OPS } from '../oauth/support.js';
+import { freePort } from '../support/port.js';
 
 export { OPS };
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts');
@@ -29,17 +29,6 @@ const CHROMIUM_FLAGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
-}
 
 /** Empties every table, so the operator of OPS is the one bootstrap creates. */
 async function emptyDatabase(url: string): Promise<void> {

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../support/process.js';
+import { freePort } from '../support/port.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);

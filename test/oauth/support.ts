@@ -2,7 +2,6 @@
 // agent trusting its certificate, openid-client configured against it, and a tiny cookie-keeping "browser".
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,6 +13,7 @@ import { createClientFromCli } from '../../src/clientapps/client-application.cli
 import { loadConfig } from '../../src/config.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
+import { freePort } from '../support/port.js';
 
 export const OPS = { username: 'ops@example.com', password: 'operator passphrase for tests' };
 
@@ -27,17 +27,6 @@ export interface OAuthService {
   customFetch: oc.CustomFetch;
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startOAuthService(

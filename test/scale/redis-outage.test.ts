@@ -2,7 +2,7 @@
 // request, and things carry on when Redis is back.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort } from '../support/process.js';
+import { freePort } from '../support/port.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { describeWithRedis } from './support.js';
 

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.js';
 import { requestsSeen, waitArrived } from '../support/process.js';
-import { type Receiver, startReceiver, waitFor } from '../webhooks/receiver.js';
+import { waitFor } from '../support/wait.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import {
   call,
   clientApp,

@@ -8,7 +8,8 @@ import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { seedBookings, world } from '../factories/bookings.js';
 import { createHarness, type Harness } from '../support/harness.js';
-import { type Receiver, startReceiver, waitFor } from '../webhooks/receiver.js';
+import { waitFor } from '../support/wait.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import {
   type App,
   call,

@@ -1,22 +1,11 @@
 // Starting the real service as a child process (what `npm start` runs), and talking to it over HTTPS.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Agent, fetch } from 'undici';
+import { freePort } from './port.js';
 
 const root = resolve(import.meta.dirname, '../..');
-
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
-}
 
 export interface Running {
   child: ChildProcess;

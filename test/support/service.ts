@@ -9,7 +9,7 @@ import type { Authenticator } from '../../src/access/authenticate.js';
 import { loadConfig } from '../../src/config.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
-import { freePort } from './process.js';
+import { freePort } from './port.js';
 
 export interface TestService {
   service: Service;

@@ -13,7 +13,8 @@ import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { asOps } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
-import { type Receiver, type Reply, startReceiver, waitFor } from './receiver.js';
+import { waitFor } from '../support/wait.js';
+import { type Receiver, type Reply, startReceiver } from './receiver.js';
 import {
   CREATE,
   DELETE,

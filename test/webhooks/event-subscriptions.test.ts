@@ -20,7 +20,7 @@ import { createUser } from '../factories/accounts.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { asClient, asOps, asUser } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
-import { waitFor } from './receiver.js';
+import { waitFor } from '../support/wait.js';
 import { CREATE, rows, type S, webhookHarness } from './support.js';
 
 const tokens = new Map<string, Actor>();

@@ -93,16 +93,3 @@ export async function startReceiver(
     });
   return rx;
 }
-
-export async function waitFor<T>(
-  probe: () => T | Promise<T>,
-  opts: { timeoutMs?: number; everyMs?: number; what?: string } = {},
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
-  for (;;) {
-    const v = await probe();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'a condition'}`);
-    await new Promise((r) => setTimeout(r, opts.everyMs ?? 25));
-  }
-}

@@ -11,7 +11,8 @@ import { systemClock } from '../../src/shared/clock.js';
 import { asOps } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
 import { type Running, startProcess, waitReady } from '../support/process.js';
-import { type Receiver, type Reply, startReceiver, waitFor } from './receiver.js';
+import { waitFor } from '../support/wait.js';
+import { type Receiver, type Reply, startReceiver } from './receiver.js';
 import { CREATE, rows, type S, webhookHarness } from './support.js';
 
 const EVENTS = 2000;
