@@ -1,15 +1,10 @@
 // userAccounts(search:): operators find a person by part of their e-mail address or of their name, any case.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { asOps, asUser } from '../support/actors.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const SEARCH = `query($search: String) { userAccounts(search: $search, sort: "username") { total nodes { username } } }`;
 const found = async (search: string) =>

@@ -1,15 +1,10 @@
 // Changing accounts and profiles: who may, what is validated, what is recorded.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUser, markVerified, outbox } from '../factories/accounts.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const UPDATE = `mutation($id: UUID!, $input: UpdateUserAccountInput!) {
   updateUserAccount(id: $id, input: $input) { id username status roles lastModifiedDateUtc } }`;

@@ -1,15 +1,10 @@
 // Accounts and profiles over GraphQL on real PostgreSQL: success, validation, permissions, events.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUser, outbox } from '../factories/accounts.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const CREATE = `mutation($input: CreateUserAccountInput!) {
   createUserAccount(input: $input) { id username roles status isVerifiedBorrower createdDateUtc

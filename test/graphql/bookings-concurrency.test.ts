@@ -1,7 +1,7 @@
 // No double booking, ever (CONTRACT §6 free period): PostgreSQL's exclusion constraint holds the rule, and
 // concurrent approvals through two instances leave exactly one Approved booking per contested period.
 import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import {
   APPROVE,
   type B,
@@ -14,22 +14,13 @@ import {
   world,
 } from '../factories/bookings.js';
 import { sql } from '../factories/cars.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-let h2: Harness;
+const h = useHarness();
+// A second instance of the service (its own pool) on the same database; the first empties it before each test.
+const h2 = useHarness({ resetEach: false });
 let w: World;
-beforeAll(async () => {
-  h = await createHarness();
-  // A second instance of the service (its own pool) on the same database.
-  h2 = await createHarness();
-});
-afterAll(async () => {
-  await h2.close();
-  await h.close();
-});
 beforeEach(async () => {
-  await h.reset();
   w = await world(h, { maximumBookingMinutes: 20160 });
 });
 

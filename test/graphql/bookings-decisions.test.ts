@@ -1,7 +1,7 @@
 // Approve, decline and cancel (CONTRACT §6): each allowed actor, each refusal with its status and code, the
 // exact events, and nothing recorded by a refused transition.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   APPROVE,
   type B,
@@ -20,16 +20,11 @@ import {
 } from '../factories/bookings.js';
 import { CREATE_UNAVAILABILITY } from '../factories/cars.js';
 import { asClient, asOps, asUser } from '../support/actors.js';
-import { createHarness, errorOf, type GqlResult, type Harness } from '../support/harness.js';
+import { errorOf, type GqlResult, useHarness } from '../support/harness.js';
 
-let h: Harness;
 let w: World;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
+const h = useHarness();
 beforeEach(async () => {
-  await h.reset();
   w = await world(h);
 });
 

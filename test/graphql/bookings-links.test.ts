@@ -1,7 +1,7 @@
 // What bookings share with their neighbours: the embedded Car, Borrower and Feedbacks; feedback left on a
 // booking (createFeedback); and the occupancy port through which cars learn which cars are booked.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { outbox } from '../factories/accounts.js';
 import {
   APPROVE,
@@ -15,16 +15,11 @@ import {
 } from '../factories/bookings.js';
 import { CARS, CREATE_UNAVAILABILITY, DELETE_CAR } from '../factories/cars.js';
 import { asClient, asOps, asUser } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
 let w: World;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
+const h = useHarness();
 beforeEach(async () => {
-  await h.reset();
   w = await world(h);
 });
 

@@ -1,20 +1,15 @@
 // Locking and unlocking a car (CONTRACT §7): the borrower of its InUse booking, the owner while none is InUse,
 // ops any time; idempotent; each change goes through the lock port, whose default adapter records it.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { bookingIn, RETURN, verifiedBorrower, type World, world } from '../factories/bookings.js';
 import { sql, UNLIST_CAR } from '../factories/cars.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
 let w: World;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
+const h = useHarness();
 beforeEach(async () => {
-  await h.reset();
   w = await world(h);
 });
 

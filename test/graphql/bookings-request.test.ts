@@ -1,5 +1,5 @@
 // Requesting a booking (CONTRACT §6 request): who may, the guards in order, auto-approval, the free period.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { composeModules } from '../../src/modules.js';
 import { createUser } from '../factories/accounts.js';
 import {
@@ -18,14 +18,9 @@ import {
 } from '../factories/bookings.js';
 import { CREATE_UNAVAILABILITY, sql, UNLIST_CAR } from '../factories/cars.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const ask = (w: World, startH: number, endH: number, extra: Record<string, unknown> = {}, who = w.borrower) =>
   h.run<{ requestBooking: B }>(who.actor, REQUEST, {
@@ -233,21 +228,19 @@ describe('requestBooking', () => {
 });
 
 describe('BOOKING_LEAD_MINUTES', () => {
+  // The file's harness empties the shared database before each test already.
+  const h60 = useHarness({ modules: composeModules({ bookingLeadMinutes: 60 }), resetEach: false });
+
   it('sets the request lead: with 60, a start 45 minutes away is StartTooSoon', async () => {
-    const h60 = await createHarness({ modules: composeModules({ bookingLeadMinutes: 60 }) });
-    try {
-      const owner = await createUser(h60);
-      const w = { owner, borrower: await verifiedBorrower(h60), carId: '' };
-      w.carId = await bookableCar(h60, owner);
-      const input = (startH: number) => ({
-        carId: w.carId,
-        input: { startDateUtc: inHours(h60, startH), endDateUtc: inHours(h60, 3) },
-      });
-      const r = await h60.run(w.borrower.actor, REQUEST, input(0.75));
-      expect(r.errors?.[0]?.extensions?.meta).toEqual({ rule: 'StartTooSoon' });
-      expect((await h60.run(w.borrower.actor, REQUEST, input(1))).errors).toBeUndefined();
-    } finally {
-      await h60.close();
-    }
+    const owner = await createUser(h60);
+    const w = { owner, borrower: await verifiedBorrower(h60), carId: '' };
+    w.carId = await bookableCar(h60, owner);
+    const input = (startH: number) => ({
+      carId: w.carId,
+      input: { startDateUtc: inHours(h60, startH), endDateUtc: inHours(h60, 3) },
+    });
+    const r = await h60.run(w.borrower.actor, REQUEST, input(0.75));
+    expect(r.errors?.[0]?.extensions?.meta).toEqual({ rule: 'StartTooSoon' });
+    expect((await h60.run(w.borrower.actor, REQUEST, input(1))).errors).toBeUndefined();
   });
 });

@@ -17,22 +17,19 @@ import {
   type World,
   world,
 } from '../factories/bookings.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
+const h = useHarness();
 let other: Orm;
 let w: World;
 beforeAll(async () => {
-  h = await createHarness();
   // A second instance: its own connection pool on the same database.
   other = await openOrm(inject('databaseUrl'), entities as never, { pool: 5 });
 });
 afterAll(async () => {
   await other.close(true);
-  await h.close();
 });
 beforeEach(async () => {
-  await h.reset();
   w = await world(h);
 });
 

@@ -1,7 +1,7 @@
 // Use, extend, return and complete (CONTRACT §6): each allowed actor, each guard, the exact events; and every
 // transition the table does not list refused with 409 and the current state.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   APPROVE,
   type B,
@@ -22,16 +22,11 @@ import {
 } from '../factories/bookings.js';
 import { CREATE_UNAVAILABILITY, sql } from '../factories/cars.js';
 import { asOps, asUser } from '../support/actors.js';
-import { createHarness, errorOf, type GqlResult, type Harness } from '../support/harness.js';
+import { errorOf, type GqlResult, useHarness } from '../support/harness.js';
 
-let h: Harness;
 let w: World;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
+const h = useHarness();
 beforeEach(async () => {
-  await h.reset();
   w = await world(h, { maximumBookingMinutes: 600 });
 });
 

@@ -1,7 +1,7 @@
 // Who sees which bookings (CONTRACT §6): owner and borrower get different sets, ops and reports:read see all, a
 // stranger cannot read, guess or act on a booking; the searches' states, window and sort.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newReference } from '../../src/bookings/booking-reference.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import {
@@ -23,14 +23,9 @@ import {
   type World,
 } from '../factories/bookings.js';
 import { asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 type Page = { total: number; sort: B; fromUtc: string | null; toUtc: string | null; nodes: B[] };
 const ids = (p: Page) => p.nodes.map((n) => n.id).sort();

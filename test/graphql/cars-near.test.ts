@@ -1,21 +1,16 @@
 // `cars(near:)` over GraphQL (CONTRACT §17): distances checked against the haversine computed in the test (a
 // city, across the antimeridian, around both poles), the radius, the order, and every other search rule with it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { nearSql } from '../../src/cars/car-near.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { CREATE_UNAVAILABILITY, carWithStatus } from '../factories/cars.js';
 import { AROUND_BERLIN, type At, BERLIN, greatCircleKm, ROUNDING_KM } from '../factories/places.js';
 import { asOps, asUser } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
+const h = useHarness();
 let owner: TestUser;
 beforeEach(async () => {
-  await h.reset();
   owner = await createUser(h);
 });
 

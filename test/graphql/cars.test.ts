@@ -1,7 +1,7 @@
 // Cars over GraphQL on real PostgreSQL: create, read, search, update, delete, list/unlist, with every
 // validation rule, permission refusal and visibility rule, and the SQL cost of a listing.
 // Unavailabilities and the bookings port: unavailabilities.test.ts.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUser, markVerified, outbox } from '../factories/accounts.js';
 import {
   CAR,
@@ -21,14 +21,9 @@ import {
   UPDATE_CAR,
 } from '../factories/cars.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const carCount = async () => Number((await sql<{ n: string }>(h, 'select count(*) as n from car'))[0]!.n);
 

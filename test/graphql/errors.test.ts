@@ -2,18 +2,14 @@
 
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { openOrm } from '../../src/db/orm.js';
 import { createContext } from '../../src/graphql/context.js';
 import { entities } from '../../src/modules.js';
 import { asOps } from '../support/actors.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
+const h = useHarness({ resetEach: false });
 
 describe('error masking', () => {
   it('answers an unexpected failure with InternalServerError, a generic message and the request id; logs the cause', async () => {

@@ -1,18 +1,13 @@
 // Feedback on real PostgreSQL: createFeedback through the command bookings will call (booking facts in),
 // reads, updates and deletes over GraphQL, with their rules, permissions, events and Rating recomputation.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createFeedback } from '../../src/feedback/feedback.commands.js';
 import { createUser, outbox, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback, ratingRow } from '../factories/feedback.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 type F = Record<string, any>;
 const NOW = '2026-07-01T10:00:00.000Z';

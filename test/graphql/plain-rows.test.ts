@@ -3,7 +3,7 @@
 // read path maps, and no entity may enter the identity map.
 import { randomUUID } from 'node:crypto';
 import type { EntityClass } from '@mikro-orm/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Profile } from '../../src/accounts/profile.entity.js';
 import { UserAccount } from '../../src/accounts/user-account.entity.js';
 import { CarBooking } from '../../src/bookings/car-booking.entity.js';
@@ -13,14 +13,9 @@ import { Rating } from '../../src/ratings/rating.entity.js';
 import { Verification } from '../../src/verifications/verification.entity.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 /** Each entity's rows read both ways: as entities through MikroORM and as plain rows. */
 async function bothWays<T extends object>(entity: EntityClass<T>, table: string) {

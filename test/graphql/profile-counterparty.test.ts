@@ -1,16 +1,11 @@
 // The phone number rule across a booking: owner and borrower see each other's number while the booking is
 // Approved or InUse, and not before or after (CONTRACT §5).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUser, markVerified } from '../factories/accounts.js';
 import { bookingIn, type World, world } from '../factories/bookings.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const PHONE = 'query($id: UUID!) { profile(id: $id) { phoneNumber } }';
 const phoneOf = async (viewer: World['owner'], profileId: string) =>

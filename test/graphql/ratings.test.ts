@@ -1,20 +1,15 @@
 // The Rating aggregate on real PostgreSQL: read over GraphQL (alone and embedded in accounts and profiles),
 // kept right by every feedback change, and by concurrent ones.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFeedback } from '../../src/feedback/feedback.commands.js';
 import { ratingId } from '../../src/ratings/rating.loaders.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 type R = Record<string, any>;
 const RATING = `query($t: SubjectType!, $id: UUID!) {

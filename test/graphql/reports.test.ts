@@ -1,17 +1,12 @@
 // The summary report over GraphQL on real PostgreSQL: counts, range and its defaults, who may read it, statements.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { bookingIn, DECLINE, requestBooking, world } from '../factories/bookings.js';
 import { createCar, sql } from '../factories/cars.js';
 import { anonymous, asClient, asOps, asUser } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const SUMMARY = `query($from: DateTime, $to: DateTime) { summary(fromUtc: $from, toUtc: $to) {
   id fromUtc toUtc createdDateUtc lastModifiedDateUtc

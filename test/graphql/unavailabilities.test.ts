@@ -1,6 +1,6 @@
 // Unavailabilities over GraphQL on real PostgreSQL, and the CarOccupancy port through which bookings will
 // answer for themselves: deleting a booked car, declaring time off over a booking, searching free cars.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CarOccupancy } from '../../src/cars/car-occupancy.js';
 import { createCarsModule } from '../../src/cars/cars.resolvers.js';
 import { modules } from '../../src/modules.js';
@@ -18,14 +18,9 @@ import {
   UNAVAILABILITIES,
 } from '../factories/cars.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 describe('unavailabilities', () => {
   it('the owner declares, lists (by start, ascending by default) and deletes them; ops too', async () => {
@@ -175,13 +170,11 @@ describe('with bookings answering through the CarOccupancy port', () => {
             params: [...booked.flatMap((b) => [b.carId, b.start, b.end]), to, from],
           },
   };
-  let hb: Harness;
-  beforeAll(async () => {
-    hb = await createHarness({
-      modules: modules.map((m) => (m.name === 'cars' ? createCarsModule(occupancy) : m)),
-    });
+  // The file's harness empties the shared database before each test already.
+  const hb = useHarness({
+    modules: modules.map((m) => (m.name === 'cars' ? createCarsModule(occupancy) : m)),
+    resetEach: false,
   });
-  afterAll(async () => hb.close());
   beforeEach(() => {
     booked.length = 0;
   });

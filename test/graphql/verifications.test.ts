@@ -1,6 +1,6 @@
 // Verifications over GraphQL on real PostgreSQL: search and visibility, submit/verify/reject with their
 // validation, permissions and events, expiry by the clock, evidence PII, and nothing recorded on rollback.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireVerifications } from '../../src/verifications/verification.commands.js';
 import { createUser, outbox, type TestUser } from '../factories/accounts.js';
 import {
@@ -10,14 +10,9 @@ import {
   verificationRow,
 } from '../factories/verifications.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const FIELDS = `id subjectType subjectId kind status evidence expiresDateUtc decidedDateUtc decidedById reason
   createdDateUtc lastModifiedDateUtc`;

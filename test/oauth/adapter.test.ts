@@ -1,15 +1,11 @@
 // The PostgreSQL adapter of oidc-provider on the real database: bearer values kept only as hashes, atomic
 // consume, revocation by grant, and expired rows purged.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pgAdapter, purgeExpired, tokenHash } from '../../src/oauth/adapter.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
+const h = useHarness({ resetEach: false });
 
 const rows = (model: string) =>
   h.orm.em

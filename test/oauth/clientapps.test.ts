@@ -1,16 +1,11 @@
 // Client applications over GraphQL (ops only): create with a secret shown once, validation, update, rotate,
 // suspend, reactivate, delete, search.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/clientapps/client-secret.js';
 import { asClient, asOps, asUser } from '../support/actors.js';
-import { createHarness, errorOf, type Harness } from '../support/harness.js';
+import { errorOf, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useHarness();
 
 const ops = asOps();
 const FIELDS = `id name description clientId clientSecret grantTypes redirectUris allowedScopes allowRefresh isFirstParty

@@ -17,7 +17,7 @@ import {
 } from '../factories/bookings.js';
 import { carInput, createCar } from '../factories/cars.js';
 import { asOps } from '../support/actors.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 import {
   Browser,
   configFor,
@@ -57,7 +57,6 @@ interface Spec {
   opsAsUser?: Outcome;
 }
 
-let h: Harness;
 let s: OAuthService;
 let w: World;
 let stranger: TestUser;
@@ -79,6 +78,9 @@ let machine: TestClient;
 const browsers = new Map<string, Browser>();
 const tokens = new Map<string, string>();
 
+// Made before the OAuth service starts, so emptying the database leaves its bootstrap operator in place.
+const h = useHarness({ now: new Date().toISOString(), resetEach: false });
+
 const REDIRECT = 'https://matrix.example/callback';
 const sql = (q: string, p: unknown[] = []) => h.orm.em.fork().getConnection().execute(q, p);
 let serial = 0;
@@ -87,7 +89,6 @@ const next = () => ++serial;
 beforeAll(async () => {
   // Webhook targets on loopback (nothing listens): delivery is not what this test is about.
   s = await startOAuthService({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  h = await createHarness({ now: new Date().toISOString() });
   w = await world(h);
   stranger = await createUser(h);
   victim = await createUser(h);
@@ -135,7 +136,6 @@ beforeAll(async () => {
   await markVerified(h, 'UserAccount', f.opsId);
 }, 120_000);
 afterAll(async () => {
-  await h?.close();
   await s?.close();
 });
 

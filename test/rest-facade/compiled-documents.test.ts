@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { execute } from 'graphql';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DocumentCache } from '../../rest-facade/document.js';
 import { envelope, jsonEnvelope } from '../../rest-facade/envelope.js';
 import { routeModules } from '../../rest-facade/routes/index.js';
@@ -17,9 +17,9 @@ import { modules } from '../../src/modules.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { asOps } from '../support/actors.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
+const h = useHarness({ resetEach: false });
 const schema = buildSchema(modules);
 const table = new RouteTable(schema, routeModules);
 const documents = new DocumentCache(schema);
@@ -27,8 +27,6 @@ const compiled = new CompiledDocuments(schema);
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  h = await createHarness();
-  await h.reset();
   const w = await world(h);
   const b = await bookingIn(h, w, 'Approved');
   await leaveFeedback(h, w.borrower.actor, bookingFacts(w.borrower.id, w.owner.id, { carId: w.carId }), {
@@ -45,7 +43,6 @@ beforeAll(async () => {
     );
   Object.assign(ids, { car: w.carId, booking: b.id, owner: w.owner.id });
 });
-afterAll(async () => h.close());
 
 type R = Record<string, any>;
 const log = pino({ level: 'silent' });

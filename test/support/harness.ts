@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
 import { noTokens } from '../../src/access/authenticate.js';
 import { type App, createApp } from '../../src/app.js';
@@ -51,8 +51,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** `modules` replaces the service's module list (e.g. to wire a port the way a later subdomain will). */
-export async function createHarness(opts: { now?: string; modules?: DomainModule[] } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /** Where the clock starts (and returns to on `reset`). */
+  now?: string;
+  /** Replaces the service's module list (e.g. to wire a port the way a later subdomain will). */
+  modules?: DomainModule[];
+}
+
+export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const sql: string[] = [];
   const logs: Record<string, unknown>[] = [];
   const orm = await openOrm(inject('databaseUrl'), entities as never, {
@@ -137,6 +143,50 @@ export async function createHarness(opts: { now?: string; modules?: DomainModule
       await app.stop();
       await orm.close(true);
     },
+  };
+}
+
+/**
+ * The harness of a test file (or of a `describe`): created on an emptied database before the first test, emptied
+ * again before each test (unless `resetEach` is false: the tests then share what a `beforeAll` made), closed
+ * after the last. Call it at the top of the file, before hooks that use it, so they run after it is ready and
+ * before it closes. The returned object stands for the harness and reaches it on each use.
+ */
+export function useHarness(opts: HarnessOptions & { resetEach?: boolean } = {}): Harness {
+  let current: Harness | undefined;
+  const the = (): Harness => {
+    if (!current) throw new Error('the harness exists from beforeAll to afterAll only');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await createHarness(opts);
+    await current.reset();
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  if (opts.resetEach ?? true) beforeEach(() => the().reset());
+  return {
+    get orm() {
+      return the().orm;
+    },
+    get app() {
+      return the().app;
+    },
+    get clock() {
+      return the().clock;
+    },
+    get sql() {
+      return the().sql;
+    },
+    get logs() {
+      return the().logs;
+    },
+    run: (actor, query, variables) => the().run(actor, query, variables),
+    ok: (actor, query, variables) => the().ok(actor, query, variables),
+    reset: () => the().reset(),
+    close: () => the().close(),
   };
 }
 
