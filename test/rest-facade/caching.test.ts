@@ -6,18 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { seedCars } from '../factories/cars.js';
 import { asOps } from '../support/actors.js';
-import { type RestEnv, startRest } from './support.js';
-
-const CAR = {
-  Make: 'Toyota',
-  Model: 'Corolla',
-  Year: 2022,
-  Transmission: 'Automatic',
-  Seats: 5,
-  LicensePlate: { Jurisdiction: 'CA', Number: '7ABC123' },
-  HomeLocation: { Address: '1 Market St', Latitude: 37.79, Longitude: -122.39 },
-  HourlyRate: { Amount: '12.50', Currency: 'USD' },
-};
+import { REST_CAR, type RestEnv, startRest } from './support.js';
 
 describe('one instance', () => {
   let env: RestEnv;
@@ -34,7 +23,7 @@ describe('one instance', () => {
     owner = await createUser(env.h);
     token = env.tokenFor(owner.actor);
     opsToken = env.tokenFor(asOps());
-    carId = (await env.call('POST', '/api/cars', { token, body: CAR })).json.Car.Id;
+    carId = (await env.call('POST', '/api/cars', { token, body: REST_CAR })).json.Car.Id;
   });
 
   it('a 200 GET carries a strong quoted ETag, Cache-Control private max-age and Vary', async () => {
@@ -44,7 +33,7 @@ describe('one instance', () => {
     expect(r.headers.get('vary')).toBe('Accept, Authorization');
     const list = await env.call('GET', '/api/cars', { token });
     expect(list.headers.get('etag')).toMatch(/^"[^"]+"$/);
-    const post = await env.call('POST', '/api/cars', { token, body: CAR });
+    const post = await env.call('POST', '/api/cars', { token, body: REST_CAR });
     expect(post.headers.get('etag')).toBeNull();
   });
 
@@ -180,7 +169,7 @@ describe('two instances sharing Redis', () => {
     const owner = await createUser(a.h);
     const ta = a.tokenFor(owner.actor);
     const tb = b.tokenFor(owner.actor);
-    const carId = (await a.call('POST', '/api/cars', { token: ta, body: CAR })).json.Car.Id;
+    const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
     const onB = await b.call('GET', `/api/cars/${carId}`, { token: tb });
     // The entry B stored is a hit on A as well: the cache is shared.
     a.sql.length = 0;

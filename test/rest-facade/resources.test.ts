@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { asOps } from '../support/actors.js';
-import { PUBLIC_URL, type RestEnv, restOf, startRest } from './support.js';
+import { PUBLIC_URL, REST_CAR, type RestEnv, restOf, startRest } from './support.js';
 
 let env: RestEnv;
 beforeAll(async () => {
@@ -23,19 +23,8 @@ beforeEach(async () => {
   opsToken = env.tokenFor(asOps());
 });
 
-const CAR = {
-  Make: 'Toyota',
-  Model: 'Corolla',
-  Year: 2022,
-  Transmission: 'Automatic',
-  Seats: 5,
-  LicensePlate: { Jurisdiction: 'CA', Number: '7ABC123' },
-  HomeLocation: { Address: '1 Market St', Latitude: 37.79, Longitude: -122.39 },
-  HourlyRate: { Amount: '12.50', Currency: 'USD' },
-};
-
 async function newCar(body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const r = await env.call('POST', '/api/cars', { token, body: { ...CAR, ...body } });
+  const r = await env.call('POST', '/api/cars', { token, body: { ...REST_CAR, ...body } });
   expect(r.status).toBe(201);
   return r.json.Car;
 }
@@ -131,11 +120,16 @@ describe('ratings', () => {
 
 describe('cars', () => {
   it('POST /api/cars creates: 201 with Location; GET /api/cars/{Id} equals the GraphQL car', async () => {
-    const r = await env.call('POST', '/api/cars', { token, body: CAR });
+    const r = await env.call('POST', '/api/cars', { token, body: REST_CAR });
     expect(r.status).toBe(201);
     const id = r.json.Car.Id;
     expect(r.headers.get('location')).toBe(`${PUBLIC_URL}/api/cars/${id}`);
-    expect(r.json.Car).toMatchObject({ ...CAR, OwnerId: owner.id, Status: 'Draft', LockState: 'Locked' });
+    expect(r.json.Car).toMatchObject({
+      ...REST_CAR,
+      OwnerId: owner.id,
+      Status: 'Draft',
+      LockState: 'Locked',
+    });
     const get = await env.call('GET', `/api/cars/${id}`, { token });
     expect(get.status).toBe(200);
     const g = await env.h.ok<{ car: unknown }>(
@@ -154,7 +148,7 @@ describe('cars', () => {
   });
 
   it('POST /api/cars with an invalid body names the fields', async () => {
-    const r = await env.call('POST', '/api/cars', { token, body: { ...CAR, Seats: 12, Make: 'X' } });
+    const r = await env.call('POST', '/api/cars', { token, body: { ...REST_CAR, Seats: 12, Make: 'X' } });
     expect(r.status).toBe(400);
     expect(r.json.ResponseStatus.Errors.map((e: any) => e.FieldName).sort()).toEqual(['Make', 'Seats']);
     const empty = await env.call('POST', '/api/cars', { token, body: {} });

@@ -19,6 +19,18 @@ import { createHarness, type Harness } from '../support/harness.js';
 
 export const PUBLIC_URL = 'https://carshare.test';
 
+/** A valid car as a REST client posts it to /api/cars; tests override the fields they are about. */
+export const REST_CAR = {
+  Make: 'Toyota',
+  Model: 'Corolla',
+  Year: 2022,
+  Transmission: 'Automatic',
+  Seats: 5,
+  LicensePlate: { Jurisdiction: 'CA', Number: '7ABC123' },
+  HomeLocation: { Address: '1 Market St', Latitude: 37.79, Longitude: -122.39 },
+  HourlyRate: { Amount: '12.50', Currency: 'USD' },
+};
+
 export interface Reply {
   status: number;
   headers: Headers;
