@@ -3,30 +3,44 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
-import { type Reply, type RestEnv, startRest } from './support.js';
+import { REST_CAR, type Reply, type RestEnv, startRest } from './support.js';
 
 let env: RestEnv;
 let owner: TestUser;
 let token: string;
 /** Another owner's token, for the cars the binding tests make (the search tests count the first owner's). */
 let other: string;
-const replies: Reply[] = [];
 
-const CAR = {
-  Make: 'Toyota',
-  Model: 'Corolla',
-  Year: 2022,
-  Transmission: 'Automatic',
-  Seats: 5,
-  LicensePlate: { Jurisdiction: 'CA', Number: '7ABC123' },
-  HomeLocation: { Address: '1 Market St', Latitude: 37.79, Longitude: -122.39 },
-  HourlyRate: { Amount: '12.50', Currency: 'USD' },
-};
+function call(method: string, path: string, opts: Parameters<RestEnv['call']>[2] = {}): Promise<Reply> {
+  return env.call(method, path, { token, ...opts });
+}
 
-async function call(method: string, path: string, opts: Parameters<RestEnv['call']>[2] = {}): Promise<Reply> {
-  const r = await env.call(method, path, { token, ...opts });
-  replies.push(r);
-  return r;
+/** One answer of every kind the facade gives, each asked for here: 200, 201, 202, and errors 400 to 415. */
+async function everyKindOfAnswer(): Promise<Reply[]> {
+  const replies: Reply[] = [];
+  const ask = async (...args: Parameters<typeof call>) => {
+    replies.push(await call(...args));
+  };
+  await ask('GET', '/api/cars');
+  await ask('GET', `/api/cars/${ids[0]}`);
+  await ask('GET', '/api/cars?embed=all&filter=make');
+  await ask('GET', `/api/useraccounts/${owner.id}`);
+  await ask('POST', '/api/cars', { body: REST_CAR, token: other });
+  await ask('PATCH', `/api/cars/${ids[1]}`, { body: { Color: 'Blue' } });
+  await ask('GET', `/api/cars/${randomUUID()}`);
+  await ask('GET', '/api/nosuchresource');
+  await ask('DELETE', `/api/useraccounts/${owner.id}`);
+  await ask('GET', '/api/cars?sort=NoSuchField');
+  await ask('GET', '/api/cars?limit=abc');
+  await ask('GET', '/api/cars?filter=Make,Wings');
+  await ask('GET', '/api/cars?embed=car.wheels');
+  await ask('GET', '/api/cars?bookablefromutc=tomorrow&bookabletoutc=2026-08-02T10:00:00Z');
+  await ask('POST', '/api/cars', { body: { ...REST_CAR, Year: 'soon' } });
+  await ask('POST', '/api/cars', { body: { ...REST_CAR, Description: 'x'.repeat(1024 * 1024) } });
+  await ask('POST', '/api/cars', { body: 'make=Ford', headers: { 'Content-Type': 'text/plain' } });
+  await ask('POST', '/api/cars', { body: '{"Make":', headers: { 'Content-Type': 'application/json' } });
+  expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200, 201, 202, 400, 404, 405, 413, 415]));
+  return replies;
 }
 
 const makes = ['Audi', 'BMW', 'Citroen', 'Dacia', 'Fiat'];
@@ -41,7 +55,7 @@ beforeAll(async () => {
   ids = [];
   for (const [i, make] of makes.entries()) {
     env.h.clock.advance(1000);
-    const r = await call('POST', '/api/cars', { body: { ...CAR, Make: make, Seats: 1 + (i % 2) } });
+    const r = await call('POST', '/api/cars', { body: { ...REST_CAR, Make: make, Seats: 1 + (i % 2) } });
     ids.push(r.json.Car.Id);
   }
 });
@@ -53,7 +67,7 @@ describe('binding and casing', () => {
     ['UPPERCASE', { MAKE: 'Ford', MODEL: 'Ka', YEAR: '2019' }],
     ['snake_case', { ma_ke: 'Ford', mo_del: 'Ka', ye_ar: 2019 }],
   ])('POST accepts %s property names, answered in PascalCase', async (_, names) => {
-    const { Make, Model, Year, ...rest } = CAR;
+    const { Make, Model, Year, ...rest } = REST_CAR;
     const body = { ...rest, ...names, license_plate: { JURISDICTION: 'CA', number: 'X1' }, Bogus: 1 };
     const r = await call('POST', '/api/cars', { body, token: other });
     expect(r.status).toBe(201);
@@ -110,7 +124,7 @@ describe('binding and casing', () => {
 
   it('text that cannot be coerced is 400 naming the field; only UTC dates are accepted', async () => {
     const r = await call('POST', '/api/cars', {
-      body: { ...CAR, Year: 'soon', Seats: '4.5', AutoApprove: 'perhaps' },
+      body: { ...REST_CAR, Year: 'soon', Seats: '4.5', AutoApprove: 'perhaps' },
     });
     expect(r.status).toBe(400);
     expect(r.json.ResponseStatus.Errors.map((e: any) => [e.FieldName, e.ErrorCode])).toEqual([
@@ -262,7 +276,9 @@ describe('routes, verbs and bodies', () => {
   });
 
   it('bodies over 1 MiB are 413, other media types 415, broken JSON 400', async () => {
-    const big = await call('POST', '/api/cars', { body: { ...CAR, Description: 'x'.repeat(1024 * 1024) } });
+    const big = await call('POST', '/api/cars', {
+      body: { ...REST_CAR, Description: 'x'.repeat(1024 * 1024) },
+    });
     expect(big.status).toBe(413);
     expect(big.json.ResponseStatus.ErrorCode).toBe('PayloadTooLarge');
     const text = await call('POST', '/api/cars', {
@@ -285,13 +301,12 @@ describe('routes, verbs and bodies', () => {
     expect(dates.length).toBeGreaterThan(2);
     for (const d of dates) expect(d).toMatch(/:"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/);
     expect(car).not.toHaveProperty('LockStateChangedDateUtc');
-    for (const r of replies) expect(r.headers.get('request-id')).toBeTruthy();
+    for (const r of await everyKindOfAnswer()) expect(r.headers.get('request-id')).toBeTruthy();
   });
 
   it('success bodies never hold ResponseStatus; error bodies hold only it, with Errors always present', async () => {
-    await call('GET', `/api/cars/${randomUUID()}`);
     let errors = 0;
-    for (const r of replies) {
+    for (const r of await everyKindOfAnswer()) {
       if (!r.json) continue;
       if (r.status < 400) expect(r.json).not.toHaveProperty('ResponseStatus');
       else {
