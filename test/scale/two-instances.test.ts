@@ -7,9 +7,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { seedBookings, world } from '../factories/bookings.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
+import { mark } from '../webhooks/support.js';
 import {
   type App,
   call,
@@ -48,7 +49,7 @@ const HOOKS = ['webhooks:read', 'webhooks:write'];
 const problem = await redisProblem();
 
 describeWithRedis('two instances on one PostgreSQL and one Redis', problem, () => {
-  let h: Harness;
+  const h = useHarness({ resetEach: false });
   let rx: Receiver;
   let a: Instance;
   let b: Instance;
@@ -57,8 +58,6 @@ describeWithRedis('two instances on one PostgreSQL and one Redis', problem, () =
   let bookingIds: string[];
 
   beforeAll(async () => {
-    h = await createHarness();
-    await h.reset();
     // Approved bookings that ended days ago: no-shows the timers of both instances will find due at once.
     const w = await world(h);
     bookingIds = await seedBookings(
@@ -87,7 +86,6 @@ describeWithRedis('two instances on one PostgreSQL and one Redis', problem, () =
   afterAll(async () => {
     for (const i of [a, b]) await i?.proc.stop('SIGKILL');
     await rx?.close();
-    await h?.close();
     removeInstanceDirs();
   });
 
@@ -150,13 +148,22 @@ describeWithRedis('two instances on one PostgreSQL and one Redis', problem, () =
 
   it('a graphql-ws subscriber on A receives the event of a mutation made through B (and one on B does too)', async () => {
     // Either instance may fan the event out; only a shared bus brings it to the subscribers of both.
-    const listeners = [
-      subscriber(a, hooksToken, ['useraccount_create']),
-      subscriber(b, hooksToken, ['useraccount_create']),
-    ];
+    // They hear verification_update too: the markers that show them live, which no webhook subscription here takes.
+    const names = ['useraccount_create', 'verification_update'];
+    const listeners = [subscriber(a, hooksToken, names), subscriber(b, hooksToken, names)];
     try {
       await Promise.all(listeners.map((l) => l.opened));
-      await new Promise((r) => setTimeout(r, 200));
+      await mark(
+        h,
+        listeners.map((l) => l.got),
+        (ctx, id) =>
+          recordEvent(
+            ctx,
+            'verification_update',
+            { id, subjectType: 'UserAccount', subjectId: id, kind: 'Email', status: 'Verified' },
+            [],
+          ),
+      );
       signUpRequestId = `scale-${randomUUID()}`;
       const r = await call(b, 'POST', '/api/useraccounts', {
         headers: { 'request-id': signUpRequestId },

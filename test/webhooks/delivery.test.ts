@@ -5,20 +5,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { loadCertificate } from '../../src/tls.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { asOps } from '../support/actors.js';
-import type { Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, type Reply, startReceiver } from './receiver.js';
 import {
   CREATE,
   DELETE,
   DELIVERY,
+  quiet,
   REDELIVER,
   ROTATE,
   type Runtime,
@@ -27,18 +27,13 @@ import {
   SUBSCRIPTION,
   startRuntime,
   TEST,
-  webhookHarness,
+  useWebhookHarness,
 } from './support.js';
 
-let h: Harness;
+const h = useWebhookHarness({ allowPrivateTargets: true });
 let rx: Receiver;
 let runtime: Runtime | undefined;
-beforeAll(async () => {
-  h = await webhookHarness({ allowPrivateTargets: true });
-});
-afterAll(async () => h.close());
 beforeEach(async () => {
-  await h.reset();
   rx = await startReceiver();
 });
 afterEach(async () => {
@@ -185,7 +180,7 @@ describe('who receives what', () => {
     await touchProfile(b, 'B changed');
     await touchProfile(a, 'A changed');
     await waitFor(() => rx.requests.length >= 3, { what: 'three deliveries' });
-    await new Promise((r) => setTimeout(r, 300));
+    await quiet(h);
     const seen = rx.requests.map((r) => [r.path, (JSON.parse(r.body) as S).UserId]);
     expect(seen.filter(([p]) => p === '/a')).toEqual([['/a', a.id]]);
     expect(
@@ -207,7 +202,7 @@ describe('who receives what', () => {
     const mine = await bookingIn(h, w1, 'Approved');
     const theirs = await bookingIn(h, w2, 'Approved');
     await waitFor(() => rx.requests.length >= 2, { what: 'the approvals' });
-    await new Promise((r) => setTimeout(r, 300));
+    await quiet(h);
     const byPath = (p: string) =>
       rx.requests.filter((r) => r.path === p).map((r) => (JSON.parse(r.body) as S).Id);
     expect(byPath('/borrower')).toEqual([mine.id]);
@@ -240,7 +235,7 @@ describe('who receives what', () => {
       .catch(() => undefined);
     await touchProfile(u, 'committed');
     await waitFor(() => rx.requests.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await quiet(h);
     expect(rx.requests.map((r) => (JSON.parse(r.body) as S).ChangedFields)).toEqual([['Description']]);
   });
 });
@@ -295,11 +290,12 @@ describe('outcomes', () => {
     await h.ok(u.actor, REDELIVER, { id });
     await waitFor(async () => (await delivery(u.actor, id)).attempts.length === 4);
     expect((await finalDelivery(u.actor, id)).status).toBe('Failed');
-    await new Promise((r) => setTimeout(r, 200));
+    await quiet(h);
     expect(rx.requests).toHaveLength(4);
     rx.reply = () => ({ status: 200 });
     const before = Number(rx.requests[3]!.headers['webhook-timestamp']);
-    await new Promise((r) => setTimeout(r, 1100));
+    // Webhook-Timestamp counts whole seconds: the next attempt must be in a later one to show a fresh signature.
+    await waitFor(() => Math.floor(Date.now() / 1000) > before, { what: 'the next second' });
     await h.ok(u.actor, REDELIVER, { id });
     const ok = await waitFor(async () => {
       const d = await delivery(u.actor, id);
@@ -337,7 +333,7 @@ describe('outcomes', () => {
     await waitFor(
       async () => (await rows(h, `select id from webhook_delivery where status = 'Skipped'`)).length === 1,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await quiet(h);
     expect(rx.requests).toHaveLength(1);
   });
 
@@ -439,7 +435,7 @@ describe('rotation and deletion', () => {
     await h.ok(u.actor, DELETE, { id: s!.id });
     const seen = rx.requests.length;
     await touchProfile(u, 'after the delete');
-    await new Promise((r) => setTimeout(r, 800));
+    await quiet(h);
     expect(rx.requests).toHaveLength(seen);
     const statuses = await rows(h, 'select status from webhook_delivery');
     expect(statuses.map((x) => x.status)).toEqual(['Cancelled']);

@@ -1,6 +1,6 @@
 // The claim: each due delivery goes to one holder at a time; a lease that runs out (a dead worker) makes it
 // claimable again, and the old holder can no longer write its outcome.
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   claimDue,
   deleteFinishedBefore,
@@ -10,15 +10,9 @@ import {
 import { decide } from '../../src/delivery/outcome.js';
 import type { AttemptResult } from '../../src/delivery/send.js';
 import { createUser } from '../factories/accounts.js';
-import type { Harness } from '../support/harness.js';
-import { CREATE, rows, type S, TEST, webhookHarness } from './support.js';
+import { CREATE, rows, type S, TEST, useWebhookHarness } from './support.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await webhookHarness();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
+const h = useWebhookHarness();
 
 const ok: AttemptResult = {
   kind: 'response',

@@ -1,11 +1,11 @@
 // Webhook subscriptions over GraphQL on real PostgreSQL: create (shapes, secrets, errors), visibility,
 // update, rotate, delete, the SSRF guard at subscribe time, and the permission table.
 import { hostname } from 'node:os';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemLookup } from '../../src/webhooks/target-guard.js';
 import { createUser } from '../factories/accounts.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
-import { errorOf, type Harness } from '../support/harness.js';
+import { errorOf } from '../support/harness.js';
 import {
   CREATE,
   DELETE,
@@ -19,25 +19,18 @@ import {
   SUBSCRIPTIONS,
   TEST,
   UPDATE,
-  webhookHarness,
+  useWebhookHarness,
 } from './support.js';
 
-let h: Harness;
-let guarded: Harness;
-beforeAll(async () => {
-  h = await webhookHarness({ allowPrivateTargets: true });
-  // Names under loopback.test resolve to 127.0.0.1, as a hostile DNS record would; others as usual.
-  guarded = await webhookHarness({
-    allowPrivateTargets: false,
-    lookup: async (host) =>
-      host.endsWith('.loopback.test') ? [{ address: '127.0.0.1', family: 4 }] : systemLookup(host),
-  });
+const h = useWebhookHarness({ allowPrivateTargets: true });
+// Names under loopback.test resolve to 127.0.0.1, as a hostile DNS record would; others as usual. The first
+// harness empties the shared database before each test.
+const guarded = useWebhookHarness({
+  allowPrivateTargets: false,
+  lookup: async (host) =>
+    host.endsWith('.loopback.test') ? [{ address: '127.0.0.1', family: 4 }] : systemLookup(host),
+  resetEach: false,
 });
-afterAll(async () => {
-  await h.close();
-  await guarded.close();
-});
-beforeEach(async () => h.reset());
 
 const URL = 'https://hooks.example.com/carshare';
 const create = async (actor: S, input: S) =>

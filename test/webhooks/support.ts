@@ -1,20 +1,28 @@
 // Webhook tests' support: a harness whose webhooks module has the given target policy, the outbox relay (fan-out)
 // and the delivery runtime started against the test database with a fast schedule, and the GraphQL documents.
+import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { type DeliveryOptions, startDelivery } from '../../src/delivery/delivery.runtime.js';
 import type { EventBus } from '../../src/events/bus.js';
+import type { EventContext } from '../../src/events/outbox.js';
 import { startOutboxRelay } from '../../src/events/relay.js';
 import { composeModules } from '../../src/modules.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { fanOutBatch } from '../../src/webhooks/fanout.js';
 import type { Lookup } from '../../src/webhooks/target-guard.js';
-import { createHarness, type Harness } from '../support/harness.js';
+import { createHarness, type Harness, type HarnessOptions, useHarness } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
 
-export async function webhookHarness(
-  opts: { allowPrivateTargets?: boolean; timeoutMs?: number; bus?: EventBus; lookup?: Lookup } = {},
-): Promise<Harness> {
-  return createHarness({
+export interface WebhookHarnessOptions {
+  allowPrivateTargets?: boolean;
+  timeoutMs?: number;
+  bus?: EventBus;
+  lookup?: Lookup;
+}
+
+function webhookHarnessOptions(opts: WebhookHarnessOptions): HarnessOptions {
+  return {
     // Signatures carry the attempt's time and receivers check it against theirs: the clock starts at now.
     now: new Date().toISOString(),
     modules: composeModules({
@@ -26,7 +34,17 @@ export async function webhookHarness(
         lookup: opts.lookup,
       },
     }),
-  });
+  };
+}
+
+export function webhookHarness(opts: WebhookHarnessOptions = {}): Promise<Harness> {
+  return createHarness(webhookHarnessOptions(opts));
+}
+
+/** `useHarness` with the webhooks module configured as `webhookHarness` does. */
+export function useWebhookHarness(opts: WebhookHarnessOptions & { resetEach?: boolean } = {}): Harness {
+  const { resetEach, ...rest } = opts;
+  return useHarness({ ...webhookHarnessOptions(rest), ...(resetEach === undefined ? {} : { resetEach }) });
 }
 
 export interface Runtime {
@@ -100,4 +118,54 @@ export type S = Record<string, any>;
 /** Raw rows, past every visibility rule. */
 export function rows<T = S>(h: Harness, sql: string, params: unknown[] = []): Promise<T[]> {
   return h.orm.em.fork().getConnection().execute<T[]>(sql, params);
+}
+
+/**
+ * Until every committed event has been fanned out and no delivery is pending or claimed: from then on no request
+ * reaches a receiver that has not already arrived (a receiver records a request before it answers, and an
+ * attempt is recorded after the answer). The signal that "nothing more was sent" can be asserted on.
+ */
+export async function quiet(h: Harness): Promise<void> {
+  await waitFor(
+    async () => {
+      const [r] = await rows<{ busy: number }>(
+        h,
+        `select (select count(*) from outbox_event where published_date_utc is null)
+          + (select count(*) from webhook_delivery where status = 'Pending' or locked_by is not null) as busy`,
+      );
+      return Number(r?.busy) === 0;
+    },
+    { what: 'webhook delivery to come to rest' },
+  );
+}
+
+const markerIds = new Set<string>();
+/** Whether a live event is one of `mark`'s markers. */
+export const isMarker = (e: { payload?: Record<string, unknown> }): boolean =>
+  markerIds.has(String(e.payload?.Id));
+
+/**
+ * Records marker events (`record` writes one, with the Id it is given) until every inbox of live events holds one
+ * of them. graphql-ws acknowledges no subscription, so this is how a test knows its listeners are live. And as an
+ * instance publishes events in commit order, a marker received also means every event recorded before it and
+ * published by the same instance has arrived: what a listener has not got by then, it never will.
+ */
+export async function mark(
+  h: Harness,
+  inboxes: readonly (readonly { payload?: Record<string, unknown> }[])[],
+  record: (ctx: EventContext, id: string) => void,
+): Promise<void> {
+  const mine = new Set<string>();
+  const reached = () => inboxes.every((inbox) => inbox.some((e) => mine.has(String(e.payload?.Id))));
+  await waitFor(
+    async () => {
+      const id = randomUUID();
+      markerIds.add(id);
+      mine.add(id);
+      await h.orm.em.fork().transactional(async (em) => record({ em, clock: systemClock }, id));
+      // A marker published before a listener was live never reaches it: after a while, record another.
+      return waitFor(reached, { timeoutMs: 1000 }).catch(() => false);
+    },
+    { what: 'every listener to receive a marker' },
+  );
 }
