@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../support/port.js';
+import { waitFor } from '../support/wait.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -84,12 +85,15 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
   });
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
   const base = `https://localhost:${port}`;
-  const until = Date.now() + 120_000;
-  while (!out.includes('"msg":"Carshare is ready')) {
-    if (child.exitCode !== null || Date.now() > until)
-      throw new Error(`npm start did not become ready:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}`);
+      return out.includes('"msg":"Carshare is ready');
+    },
+    { timeoutMs: 120_000, everyMs: 200, what: 'npm start to become ready' },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; it wrote:\n${out}`);
+  });
   return { pid: child.pid!, base, env: full, output: () => out, exited };
 }
 
@@ -106,8 +110,8 @@ async function stopAndCheck(p: Started, how: 'SIGTERM to npm' | 'Ctrl-C') {
   if (how === 'Ctrl-C') process.kill(-p.pid, 'SIGINT');
   else process.kill(p.pid, 'SIGTERM');
   expect(await p.exited).toBe(0);
-  const until = Date.now() + 15_000;
-  while (tree.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  // Children may outlive npm by a moment; the check below names any that stay.
+  await waitFor(() => !tree.some(alive), { timeoutMs: 15_000, everyMs: 100 }).catch(() => undefined);
   expect(tree.filter(alive)).toEqual([]);
   const lines = logLines(p.output());
   expect(lines.filter((l) => l.level > 30)).toEqual([]);

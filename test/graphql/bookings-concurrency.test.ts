@@ -15,6 +15,7 @@ import {
 } from '../factories/bookings.js';
 import { sql } from '../factories/cars.js';
 import { errorOf, useHarness } from '../support/harness.js';
+import { waitForLockWait } from '../support/wait.js';
 
 const h = useHarness();
 // A second instance of the service (its own pool) on the same database; the first empties it before each test.
@@ -123,7 +124,7 @@ describe('the exclusion constraint', () => {
       await raw.query('begin');
       await raw.query(`update car_booking set state = 'Approved' where id = $1`, [theirs.id]);
       const approving = h.run(w.owner.actor, APPROVE, { id: mine.id });
-      await new Promise((r) => setTimeout(r, 300));
+      await waitForLockWait(h.orm);
       await raw.query('commit');
       const r = await approving;
       expect(errorOf(r).code).toBe('CarUnavailable');

@@ -6,6 +6,7 @@ import { createUser, outbox, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback, ratingRow } from '../factories/feedback.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
 import { errorOf, useHarness } from '../support/harness.js';
+import { waitForLockWait } from '../support/wait.js';
 
 const h = useHarness();
 
@@ -156,16 +157,7 @@ describe('createFeedback (called by bookings with the booking’s facts)', () =>
       (e: unknown) => e,
     );
     // The second request has seen no feedback and is now waiting on the first one's row.
-    const probe = h.orm.em.fork().getConnection();
-    let waiting = false;
-    for (let i = 0; i < 250 && !waiting; i++) {
-      const [w] = await probe.execute<{ n: number }[]>(
-        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-      );
-      waiting = w!.n > 0;
-      if (!waiting) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(waiting).toBe(true);
+    await waitForLockWait(h.orm);
     release();
     await first;
     expect(await outcome).toMatchObject({ code: 'AlreadyExists' });

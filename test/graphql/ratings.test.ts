@@ -8,6 +8,7 @@ import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
 import { errorOf, useHarness } from '../support/harness.js';
+import { waitForLockWait } from '../support/wait.js';
 
 const h = useHarness();
 
@@ -161,16 +162,7 @@ describe('recomputation', () => {
     });
     await firstRecomputed;
     const second = leaveFeedback(h, b2.actor, bookingFacts(b2.id, owner.id, { carId }), { rating: 2 });
-    const probe = h.orm.em.fork().getConnection();
-    let waiting = false;
-    for (let i = 0; i < 250 && !waiting; i++) {
-      const [w] = await probe.execute<{ n: number }[]>(
-        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-      );
-      waiting = w!.n > 0;
-      if (!waiting) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(waiting).toBe(true);
+    await waitForLockWait(h.orm);
     release();
     await Promise.all([first, second]);
     expect(await rating('Car', carId)).toMatchObject({ count: 3, average: 3.7 });

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientActor, userActor } from '../../src/access/actor.js';
 import { TokenCache } from '../../src/access/token.cache.js';
+import { waitFor } from '../support/wait.js';
 
 const log = pino({ level: 'silent' });
 let db: pg.Client;
@@ -16,10 +17,9 @@ beforeAll(async () => {
 afterAll(async () => db.end());
 
 const soon = () => Math.floor(Date.now() / 1000) + 600;
-const until = async (cond: () => boolean) => {
-  for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
-  return cond();
-};
+/** Until the cache has heard the announcement: it arrives asynchronously, over its own connection. */
+const heard = (cond: () => boolean) =>
+  waitFor(cond, { timeoutMs: 2000, what: 'the cache to hear the change' });
 
 async function newAccount(): Promise<string> {
   const id = randomUUID();
@@ -53,7 +53,7 @@ describe('TokenCache', () => {
       );
       expect(cache.get('t1', Date.now())?.accountId).toBe(account);
       await db.query(`update user_account set status = 'Suspended' where id = $1`, [account]);
-      expect(await until(() => cache.get('t1', Date.now()) === undefined)).toBe(true);
+      await heard(() => cache.get('t1', Date.now()) === undefined);
       expect(cache.get('t2', Date.now())?.accountId).toBe(other);
     } finally {
       await stop();
@@ -101,10 +101,10 @@ describe('TokenCache', () => {
       put('c', 'ca_3');
       await db.query(`select pg_notify('carshare_auth', 'token:a')`);
       await db.query(`select pg_notify('carshare_auth', 'grant:grant-b')`);
-      expect(await until(() => !cache.get('a', Date.now()) && !cache.get('b', Date.now()))).toBe(true);
+      await heard(() => !cache.get('a', Date.now()) && !cache.get('b', Date.now()));
       expect(cache.get('c', Date.now())).toBeTruthy();
       await db.query(`select pg_notify('carshare_auth', 'client:ca_3')`);
-      expect(await until(() => !cache.get('c', Date.now()))).toBe(true);
+      await heard(() => !cache.get('c', Date.now()));
     } finally {
       await stop();
     }

@@ -4,6 +4,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../support/port.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { waitFor } from '../support/wait.js';
 import { describeWithRedis } from './support.js';
 
 function redisServerProblem(): string | undefined {
@@ -27,15 +28,17 @@ async function startRedis(): Promise<void> {
       stdio: 'ignore',
     },
   );
-  for (let i = 0; i < 100; i++) {
-    try {
-      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error('throwaway Redis did not start');
+  await waitFor(
+    () => {
+      try {
+        execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { timeoutMs: 5000, everyMs: 50, what: 'the throwaway Redis to answer' },
+  );
 }
 
 async function stopRedis(): Promise<void> {
@@ -80,13 +83,16 @@ describeWithRedis('a Redis outage', redisServerProblem(), () => {
     expect(during.status).toBe(201);
     expect((await s.fetch('/healthz', { signal: AbortSignal.timeout(10_000) })).status).toBe(200);
     await startRedis();
-    // Reconnection takes a moment; within it requests are still served.
-    let after = await signUp('after');
-    for (let i = 0; i < 20 && !after.headers.get('ratelimit-limit'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      after = await signUp(`after-${i}`);
-    }
-    expect(after.status).toBe(201);
+    // Reconnection takes a moment; within it requests are still served (uncounted), then counted again.
+    let n = 0;
+    const after = await waitFor(
+      async () => {
+        const r = await signUp(`after-${n++}`);
+        expect(r.status).toBe(201);
+        return r.headers.get('ratelimit-limit') ? r : undefined;
+      },
+      { timeoutMs: 5000, everyMs: 100, what: 'the rate limiter to count again' },
+    );
     expect(after.headers.get('ratelimit-limit')).toBe('1000000');
   });
 });

@@ -15,6 +15,7 @@ import { WebSocket } from 'ws';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import type { Harness } from '../support/harness.js';
 import { type Running, startProcess, waitReady } from '../support/process.js';
+import { waitFor } from '../support/wait.js';
 
 /** A database of its own on the machine's Redis; keys of other runs cannot meet ours (all are per subject). */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
@@ -307,11 +308,7 @@ export async function unresponsivePeer(i: Instance, token: string): Promise<TLSS
   const n = payload.length;
   const header = Buffer.from(n < 126 ? [0x81, 0x80 | n] : [0x81, 0x80 | 126, n >> 8, n & 0xff]);
   socket.write(Buffer.concat([header, mask, payload.map((b, n) => b ^ mask[n % 4]!)]));
-  const until = Date.now() + 10_000;
-  while (!seen.includes('connection_ack')) {
-    if (Date.now() > until) throw new Error(`no connection_ack: ${seen}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => seen.includes('connection_ack'), { what: 'connection_ack' });
   socket.removeAllListeners('data');
   socket.pause();
   return socket;
