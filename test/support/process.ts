@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Agent, fetch } from 'undici';
 import { freePort } from './port.js';
+import { waitFor } from './wait.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -61,18 +62,22 @@ export function agentFor(dataDir: string): Agent {
 
 /** Polls until the URL answers 200 (the certificate appears on first start), or fails after `ms`. */
 export async function waitReady(p: Running, dataDir: string, path = '/readyz', ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (p.child.exitCode !== null) throw new Error(`service exited ${p.child.exitCode}:\n${p.output()}`);
-    try {
-      const r = await fetch(`https://localhost:${p.port}${path}`, { dispatcher: agentFor(dataDir) });
-      if (r.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`service not ready after ${ms} ms:\n${p.output()}`);
+  await waitFor(
+    async () => {
+      if (p.child.exitCode !== null) throw new Error(`service exited ${p.child.exitCode}`);
+      try {
+        return (
+          (await fetch(`https://localhost:${p.port}${path}`, { dispatcher: agentFor(dataDir) })).status ===
+          200
+        );
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    { timeoutMs: ms, everyMs: 150, what: `the service to answer ${path} with 200` },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${p.output()}`);
+  });
 }
 
 export async function graphql(
