@@ -4,12 +4,12 @@
 // `npm run fuzz` runs many more with a random seed (FUZZ_SEED and FUZZ_RUNS choose them).
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { apiScopes } from '../../src/access/actor.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
 import { bookingIn, world } from '../factories/bookings.js';
-import { type RestEnv, startRest } from '../rest-facade/support.js';
+import { useRest } from '../rest-facade/support.js';
 import { asClient, asOps } from '../support/actors.js';
 import { graphqlCases, oauthCases } from './fuzz.graphql.js';
 import { asText, bodyFor, type Json, type Operation, operationsOf, valueFor } from './fuzz.support.js';
@@ -17,15 +17,13 @@ import { asText, bodyFor, type Json, type Operation, operationsOf, valueFor } fr
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261126;
 const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 300;
 
-let env: RestEnv;
+const env = useRest();
 let doc: Json;
 let operations: Operation[];
 let tokens: Record<string, string | undefined>;
 /** Ids of real resources, so some requests reach deep into their operations. */
 let known: string[];
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   doc = (await env.call('GET', '/api/openapi.json')).json;
   operations = operationsOf(doc);
   const w = await world(env.h);
@@ -40,7 +38,6 @@ beforeAll(async () => {
     bad: 'not-a-token',
   };
 });
-afterAll(async () => env?.close());
 
 interface Case {
   op: Operation;

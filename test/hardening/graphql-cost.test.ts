@@ -2,7 +2,7 @@
 // introspection is exempt, and every document the REST facade can send fits the defaults.
 import { parse } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { DocumentCache } from '../../rest-facade/document.js';
 import { routeModules } from '../../rest-facade/routes/index.js';
@@ -13,18 +13,15 @@ import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
 import { createUser } from '../factories/accounts.js';
 import { createCar } from '../factories/cars.js';
-import { type RestEnv, startRest } from '../rest-facade/support.js';
+import { useRest } from '../rest-facade/support.js';
 import { asOps } from '../support/actors.js';
 
 const schema = buildSchema(modules);
-let env: RestEnv;
+const env = useRest();
 let ops: string;
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   ops = env.tokenFor(asOps());
 });
-afterAll(async () => env?.close());
 
 const gql = (query: string, variables?: Record<string, unknown>) =>
   env.call('POST', '/graphql', { token: ops, body: { query, ...(variables ? { variables } : {}) } });

@@ -2,21 +2,18 @@
 // headers and bodies — each a clear 400/413/431 with a ResponseStatus, never a 5xx, nothing stored.
 import { connect } from 'node:tls';
 import { Agent, fetch } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { world } from '../factories/bookings.js';
 import { carInput } from '../factories/cars.js';
-import { type RestEnv, startRest } from '../rest-facade/support.js';
+import { useRest } from '../rest-facade/support.js';
 import { asOps } from '../support/actors.js';
 
-let env: RestEnv;
+const env = useRest();
 let ops: string;
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   ops = env.tokenFor(asOps());
 });
-afterAll(async () => env?.close());
 
 const pascalCar = () =>
   Object.fromEntries(Object.entries(carInput()).map(([k, v]) => [k.charAt(0).toUpperCase() + k.slice(1), v]));

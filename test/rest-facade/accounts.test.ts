@@ -1,22 +1,17 @@
 // REST routes of accounts and profiles over HTTPS: each route's success and error, equal to what the same
 // GraphQL operation returns for the same caller.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { asOps, asUser } from '../support/actors.js';
-import { PUBLIC_URL, pascalDeep, type RestEnv, restOf, startRest } from './support.js';
+import { PUBLIC_URL, pascalDeep, restOf, useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest();
-});
-afterAll(async () => env?.close());
+const env = useRest({ resetEach: true });
 
 let me: TestUser;
 let token: string;
 let opsToken: string;
 beforeEach(async () => {
-  await env.h.reset();
   me = await createUser(env.h, { phoneNumber: '+14155550123' });
   token = env.tokenFor(me.actor);
   opsToken = env.tokenFor(asOps());

@@ -2,18 +2,14 @@
 // actor, the operation, the subject and the response's Request-Id, in the change's own transaction; a refused
 // change, or a person acting for themselves, writes none; no secret enters it.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { bookingIn, type World, world } from '../factories/bookings.js';
 import { verificationId } from '../factories/verifications.js';
 import { asClient, asOps } from '../support/actors.js';
-import { type Reply, type RestEnv, startRest } from './support.js';
+import { type Reply, useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-});
-afterAll(async () => env?.close());
+const env = useRest({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, resetEach: true });
 
 type Row = Record<string, string>;
 const rows = (): Promise<Row[]> =>
@@ -26,7 +22,6 @@ const opsId = randomUUID();
 let ops: string;
 let w: World;
 beforeEach(async () => {
-  await env.h.reset();
   env.h.clock.set('2026-07-01T10:00:00.000Z');
   ops = env.tokenFor(asOps(opsId));
   w = await world(env.h);

@@ -1,16 +1,12 @@
 // GET /api/audit over HTTPS (CONTRACT §18): a section-3 search with its filters and default sort, read by ops and
 // by client applications with `reports:read` only, documented in OpenAPI, and kept fresh in the REST cache.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { type World, world } from '../factories/bookings.js';
 import { asClient, asOps, scopesWithout } from '../support/actors.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest();
-});
-afterAll(async () => env?.close());
+const env = useRest({ resetEach: true });
 
 type Row = Record<string, string>;
 
@@ -18,7 +14,6 @@ const opsId = randomUUID();
 let ops: string;
 let w: World;
 beforeEach(async () => {
-  await env.h.reset();
   env.h.clock.set('2026-07-01T10:00:00.000Z');
   ops = env.tokenFor(asOps(opsId));
   w = await world(env.h);

@@ -1,24 +1,19 @@
 // REST routes of bookings (actions, feedback, lock/unlock), client applications and webhooks over HTTPS:
 // each route's success and error.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { BOOKING_FIELDS, inHours, type World, world } from '../factories/bookings.js';
 import { asOps } from '../support/actors.js';
-import { PUBLIC_URL, type RestEnv, restOf, startRest } from './support.js';
+import { PUBLIC_URL, restOf, useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-});
-afterAll(async () => env?.close());
+const env = useRest({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, resetEach: true });
 
 let w: World;
 let owner: string;
 let borrower: string;
 let opsToken: string;
 beforeEach(async () => {
-  await env.h.reset();
   env.h.clock.set('2026-07-01T10:00:00.000Z');
   w = await world(env.h);
   owner = env.tokenFor(w.owner.actor);

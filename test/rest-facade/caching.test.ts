@@ -6,20 +6,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { seedCars } from '../factories/cars.js';
 import { asOps } from '../support/actors.js';
-import { REST_CAR, type RestEnv, startRest } from './support.js';
+import { REST_CAR, type RestEnv, startRest, useRest } from './support.js';
 
 describe('one instance', () => {
-  let env: RestEnv;
+  const env = useRest({ resetEach: true });
   let owner: TestUser;
   let token: string;
   let opsToken: string;
   let carId: string;
-  beforeAll(async () => {
-    env = await startRest();
-  });
-  afterAll(async () => env?.close());
   beforeEach(async () => {
-    await env.h.reset();
     owner = await createUser(env.h);
     token = env.tokenFor(owner.actor);
     opsToken = env.tokenFor(asOps());

@@ -1,23 +1,18 @@
 // `GET /api/cars?near=<lat>,<lon>&radiuskm=<r>` over HTTPS (CONTRACT §17): the distances against the test's own
 // haversine, the order and Metadata, the combination with the other search parameters, and every error.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { carWithStatus } from '../factories/cars.js';
 import { AROUND_BERLIN, type At, BERLIN, greatCircleKm, ROUNDING_KM } from '../factories/places.js';
 import { asOps } from '../support/actors.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest();
-});
-afterAll(async () => env?.close());
+const env = useRest({ resetEach: true });
 
 let owner: TestUser;
 let token: string;
 const cars = new Map<string, { id: string; at: At }>();
 beforeEach(async () => {
-  await env.h.reset();
   owner = await createUser(env.h);
   token = env.tokenFor(asOps());
   cars.clear();

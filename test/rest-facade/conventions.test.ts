@@ -1,11 +1,11 @@
 // CONTRACT §2, §3 and §10 as a REST client sees them (research/rest-conventions.md §13): binding and casing,
 // search parameters and Metadata, embedding, verbs and statuses, envelopes and errors.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
-import { REST_CAR, type Reply, type RestEnv, startRest } from './support.js';
+import { REST_CAR, type Reply, type RestEnv, useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest();
 let owner: TestUser;
 let token: string;
 /** Another owner's token, for the cars the binding tests make (the search tests count the first owner's). */
@@ -47,8 +47,6 @@ const makes = ['Audi', 'BMW', 'Citroen', 'Dacia', 'Fiat'];
 let ids: string[] = [];
 
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   owner = await createUser(env.h);
   token = env.tokenFor(owner.actor);
   other = env.tokenFor((await createUser(env.h)).actor);
@@ -59,7 +57,6 @@ beforeAll(async () => {
     ids.push(r.json.Car.Id);
   }
 });
-afterAll(async () => env?.close());
 
 describe('binding and casing', () => {
   it.each([

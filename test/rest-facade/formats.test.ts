@@ -4,20 +4,18 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { parseCsv, parseJsv, sameData } from './parsers.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest();
 let token: string;
 let carId: string;
 const MODEL = 'Fiesta, Zetec "ST"';
 const XSS = '<script>alert(1)</script> & <b>bold</b>';
 
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   const owner = await createUser(env.h);
   token = env.tokenFor(owner.actor);
   const body = {
@@ -35,7 +33,6 @@ beforeAll(async () => {
   carId = r.json.Car.Id;
   await env.call('POST', '/api/cars', { token, body: { ...body, Make: 'Kia', Model: 'Rio' } });
 });
-afterAll(async () => env?.close());
 
 const get = (path: string, headers: Record<string, string> = {}) => env.call('GET', path, { token, headers });
 

@@ -1,18 +1,15 @@
 // JSV in form and query values (CONTRACT §16): an object or array property may be written as ServiceStack
 // writes it (`LicensePlate={Jurisdiction:CA,Number:7ABC123}`, `States=[Pending,Approved]`), beside dotted names.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { bookingIn, world } from '../factories/bookings.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest();
 let token: string;
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   token = env.tokenFor((await createUser(env.h)).actor);
 });
-afterAll(async () => env?.close());
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 const scalars = { Make: 'Ford', Model: 'Fiesta', Year: '2019', Transmission: 'Manual', Seats: '5' };

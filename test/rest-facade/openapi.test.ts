@@ -5,20 +5,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { asOps } from '../support/actors.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest();
 let doc: any;
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   const r = await env.call('GET', '/api/openapi.json');
   expect(r.status).toBe(200);
   doc = r.json;
 });
-afterAll(async () => env?.close());
 
 it('is OpenAPI 3.1 listing every route of the table with its parameters, body and errors', async () => {
   expect(doc.openapi).toBe('3.1.0');

@@ -3,13 +3,13 @@
 // exactly what the pretty route answers (status, body, ETag, caching), and a mutation through them is the same
 // operation (status, Location, envelope).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bookingIn, world } from '../factories/bookings.js';
 import { verificationId } from '../factories/verifications.js';
 import { asOps } from '../support/actors.js';
-import { PUBLIC_URL, type RestEnv, startRest } from './support.js';
+import { PUBLIC_URL, useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 let ops: string;
 let owner: string;
 let gets: { path: string; dto: string; params: string[] }[];
@@ -17,8 +17,6 @@ let gets: { path: string; dto: string; params: string[] }[];
 const ids = new Map<string, string>();
 
 beforeAll(async () => {
-  env = await startRest({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-  await env.h.reset();
   ops = env.tokenFor(asOps());
   const w = await world(env.h);
   owner = env.tokenFor(w.owner.actor);
@@ -47,7 +45,6 @@ beforeAll(async () => {
       : [],
   );
 });
-afterAll(async () => env?.close());
 
 /** A value for a path parameter: the seeded id of the resource the segment before it names. */
 function valueFor(path: string, param: string): string {

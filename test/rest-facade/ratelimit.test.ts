@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimits } from '../../rest-facade/ratelimit.js';
 import { createUser } from '../factories/accounts.js';
 import { waitFor } from '../support/wait.js';
-import { type RestEnv, startRest } from './support.js';
+import { type RestEnv, startRest, useRest } from './support.js';
 
 const LIMITS = {
   RATE_LIMIT_PER_MINUTE: '3',
@@ -17,12 +17,7 @@ const LIMITS = {
 };
 
 describe('in memory', () => {
-  let env: RestEnv;
-  beforeAll(async () => {
-    env = await startRest(LIMITS);
-    await env.h.reset();
-  });
-  afterAll(async () => env?.close());
+  const env = useRest({ env: LIMITS });
 
   it('counts per caller: headers count down, then 429 with Retry-After and a TooManyRequests body', async () => {
     const me = await createUser(env.h);

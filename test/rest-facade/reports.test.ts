@@ -1,20 +1,15 @@
 // GET /api/reports/summary over HTTPS: the Summary envelope, the range parameters, who may read it, and a
 // cached summary made stale by the changes it counts.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { world } from '../factories/bookings.js';
 import { asClient, asOps } from '../support/actors.js';
-import { pascalDeep, type RestEnv, startRest } from './support.js';
+import { pascalDeep, useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest();
-});
-afterAll(async () => env?.close());
+const env = useRest({ resetEach: true });
 
 let ops: string;
 beforeEach(async () => {
-  await env.h.reset();
   env.h.clock.set('2026-07-01T10:00:00.000Z');
   ops = env.tokenFor(asOps());
 });

@@ -1,23 +1,18 @@
 // REST routes of verifications, ratings, cars, unavailabilities and feedback over HTTPS: each route's
 // success and error, compared with the same GraphQL operation.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { asOps } from '../support/actors.js';
-import { PUBLIC_URL, REST_CAR, type RestEnv, restOf, startRest } from './support.js';
+import { PUBLIC_URL, REST_CAR, restOf, useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest();
-});
-afterAll(async () => env?.close());
+const env = useRest({ resetEach: true });
 
 let owner: TestUser;
 let token: string;
 let opsToken: string;
 beforeEach(async () => {
-  await env.h.reset();
   owner = await createUser(env.h);
   token = env.tokenFor(owner.actor);
   opsToken = env.tokenFor(asOps());

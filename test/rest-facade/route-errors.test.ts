@@ -2,18 +2,16 @@
 // the day it lands: unknown ids are 404 NotFound (ratings: a bad subject type), lists refuse a bad limit,
 // creations refuse an empty body. Success cases live in the per-resource tests.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { asOps } from '../support/actors.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest();
 let routes: [string, string][];
 /** Query parameter names each route declares, lowercased: searches take `limit`, ranges `fromutc`. */
 let params: Map<string, string[]>;
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   const doc = (await env.call('GET', '/api/openapi.json')).json;
   const paths = doc.paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
   routes = Object.entries(paths).flatMap(([path, ops]) =>
@@ -28,7 +26,6 @@ beforeAll(async () => {
     ),
   );
 });
-afterAll(async () => env?.close());
 
 it('every route answers an error in ResponseStatus terms for a request it must refuse', async () => {
   const tokens = [env.tokenFor(asOps()), env.tokenFor((await createUser(env.h)).actor)];

@@ -5,16 +5,14 @@ import { JsonServiceClient } from '@servicestack/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { asOps } from '../support/actors.js';
-import { PUBLIC_URL, type RestEnv, startRest } from './support.js';
+import { PUBLIC_URL, useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest();
 let client: JsonServiceClient;
 let last: Response | undefined;
 const defaultCAs = tls.getCACertificates('default');
 
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   // The client uses the global fetch, which trusts the default CA store: add the service's certificate.
   tls.setDefaultCACertificates([...defaultCAs, env.service.cert]);
   client = new JsonServiceClient(`${env.origin}/api`);
@@ -25,7 +23,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   tls.setDefaultCACertificates(defaultCAs);
-  await env?.close();
 });
 
 /** A plain body: the URL overloads send it as JSON with names exactly as given. */

@@ -2,19 +2,17 @@
 // with every embed (S1) and one car with every embed (S2) cost at most 4 statements each, a search costs the same
 // for 1, 10 and 100 cars, and concurrent misses of one page compute it once. `npm run bench` measures the same
 // requests under load; this keeps them honest in CI.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { seedCars, sql } from '../factories/cars.js';
 import { asClient } from '../support/actors.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
+const env = useRest();
 let token: string;
 let carId: string;
 
 beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
   const owners = [];
   for (let i = 0; i < 5; i++) owners.push((await createUser(env.h)).id);
   const ids = await seedCars(env.h, owners, 100);
@@ -27,7 +25,6 @@ beforeAll(async () => {
   );
   token = env.tokenFor(asClient(['cars:read']));
 });
-afterAll(async () => env?.close());
 
 /** Statements one GET runs. Each path is asked once, so the server-side GET cache never answers. */
 async function statements(path: string): Promise<{ count: number; body: any }> {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { Agent, fetch } from 'undici';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
 import { type Authenticator, bearerToken } from '../../src/access/authenticate.js';
 import { loadConfig } from '../../src/config.js';
@@ -149,6 +149,46 @@ export async function startRest(env: Record<string, string> = {}): Promise<RestE
       await h.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The REST environment of a test file (or `describe`): started on an emptied database before the first test,
+ * emptied again before each test when `resetEach` is set, stopped after the last. Call it before the hooks that
+ * use it. The returned object stands for the environment and reaches it on each use.
+ */
+export function useRest(opts: { env?: Record<string, string>; resetEach?: boolean } = {}): RestEnv {
+  let current: RestEnv | undefined;
+  const the = (): RestEnv => {
+    if (!current) throw new Error('the REST environment exists from beforeAll to afterAll only');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startRest(opts.env);
+    await current.h.reset();
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  if (opts.resetEach) beforeEach(() => the().h.reset());
+  return {
+    get h() {
+      return the().h;
+    },
+    get service() {
+      return the().service;
+    },
+    get origin() {
+      return the().origin;
+    },
+    get sql() {
+      return the().sql;
+    },
+    tokenFor: (actor) => the().tokenFor(actor),
+    tokenChecks: () => the().tokenChecks(),
+    call: (method, path, callOpts) => the().call(method, path, callOpts),
+    close: () => the().close(),
   };
 }
 

@@ -1,15 +1,10 @@
 // A REST request checks its bearer token once, though the rate limiter, the cache key and the GraphQL context
 // all need the caller.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
-import { type RestEnv, startRest } from './support.js';
+import { useRest } from './support.js';
 
-let env: RestEnv;
-beforeAll(async () => {
-  env = await startRest();
-  await env.h.reset();
-});
-afterAll(async () => env?.close());
+const env = useRest();
 
 it('asks the authenticator once per request, on a cache miss and on a hit', async () => {
   const u = await createUser(env.h);

@@ -12,12 +12,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inHours, world } from '../factories/bookings.js';
 import { asOps } from '../support/actors.js';
-import { PUBLIC_URL, type RestEnv, startRest } from './support.js';
+import { PUBLIC_URL, useRest } from './support.js';
 import { SCENARIO } from './typed-client.scenario.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const defaultCAs = tls.getCACertificates('default');
-let env: RestEnv;
+const env = useRest({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 let dir: string;
 let dtos: string;
 let openapi: string;
@@ -25,8 +25,6 @@ let openapi: string;
 let program: any;
 
 beforeAll(async () => {
-  env = await startRest({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-  await env.h.reset();
   // JsonServiceClient uses the global fetch, which trusts the default CA store: add the service's certificate.
   tls.setDefaultCACertificates([...defaultCAs, env.service.cert]);
   const r = await env.call('GET', '/types/typescript');
@@ -62,7 +60,6 @@ beforeAll(async () => {
 afterAll(async () => {
   tls.setDefaultCACertificates(defaultCAs);
   if (dir) rmSync(dir, { recursive: true, force: true });
-  await env?.close();
 });
 
 it("is ServiceStack's format: BaseUrl header, IReturn/IReturnVoid, the three methods, responses per envelope", () => {
