@@ -1,29 +1,45 @@
-// The closed vocabulary of domain errors (CONTRACT §10). Thrown by commands; GraphQL exposes the code.
+// The closed vocabulary of errors (CONTRACT §10, §13), stated once for the whole service: each code, the HTTP
+// status it answers with, and the message of an unexpected error. Commands throw domain errors; GraphQL exposes
+// the code; the Koa edge and the REST facade (handed this table at its construction, since rest-facade/ imports
+// nothing from src/) answer with its status.
 
-export const errorCodes = [
-  'NotEmpty',
-  'InvalidFormat',
-  'InvalidValue',
-  'OutOfRange',
-  'TooLong',
-  'TooShort',
-  'RuleViolation',
-  'Unauthorized',
-  'Forbidden',
-  'HttpsRequired',
-  'NotFound',
-  'MethodNotAllowed',
-  'UnsupportedFormat',
-  'InvalidStateTransition',
-  'CarUnavailable',
-  'AlreadyExists',
-  'Conflict',
-  'PayloadTooLarge',
-  'UnsupportedMediaType',
-  'TooManyRequests',
-  'InternalServerError',
-] as const;
-export type ErrorCode = (typeof errorCodes)[number];
+/** Every error code an answer may carry, and its HTTP status. */
+export const statusOf = {
+  NotEmpty: 400,
+  InvalidFormat: 400,
+  InvalidValue: 400,
+  OutOfRange: 400,
+  TooLong: 400,
+  TooShort: 400,
+  RuleViolation: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  HttpsRequired: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  UnsupportedFormat: 406,
+  InvalidStateTransition: 409,
+  CarUnavailable: 409,
+  AlreadyExists: 409,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  TooManyRequests: 429,
+  // A document over the GraphQL limits (CONTRACT §13), raised by the limits alone, never by a command; the facade
+  // meets it only when GRAPHQL_MAX_COST is set below what a route sends.
+  QueryTooComplex: 400,
+  InternalServerError: 500,
+} as const satisfies Record<string, number>;
+
+/** The codes a domain error may carry: every code but the GraphQL limits' own. */
+export type ErrorCode = Exclude<keyof typeof statusOf, 'QueryTooComplex'>;
+export const errorCodes = Object.keys(statusOf).filter((c): c is ErrorCode => c !== 'QueryTooComplex');
+
+/** What an unexpected error says on every API; its cause goes to the log, with the request id to quote. */
+export const MASKED_MESSAGE = 'An unexpected error occurred. Quote the request id to support.';
+
+/** The vocabulary as the REST facade takes it at its construction (`rest-facade/errors.ts`, `ErrorTable`). */
+export const errorTable = { statusOf, masked: MASKED_MESSAGE } as const;
 
 export const fieldErrorCodes = [
   'NotEmpty',

@@ -7,12 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade, type FacadeDeps } from '../../rest-facade/facade.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
+import { errorTable } from '../../src/shared/errors.js';
 
 const schema = buildSchema(modules);
 
 async function serve(deps: Partial<FacadeDeps>) {
   const facade = createFacade({
     schema,
+    errors: errorTable,
     publicUrl: 'https://localhost',
     execute: async () => ({ data: null }),
     ...deps,
@@ -83,6 +85,7 @@ describe('the route table', () => {
     expect(() =>
       createFacade({
         schema,
+        errors: errorTable,
         publicUrl: 'https://x',
         execute,
         routes: [{ routes: [{ ...row, operation: 'things' }] }],
@@ -91,6 +94,7 @@ describe('the route table', () => {
     expect(() =>
       createFacade({
         schema,
+        errors: errorTable,
         publicUrl: 'https://x',
         execute,
         routes: [{ routes: [{ ...row, operation: 'car', path: '/cars/{CarId}' }] }],
