@@ -25,15 +25,22 @@ export const statusOf = {
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   TooManyRequests: 429,
+  // Headers over 16 KiB, refused by Node before any middleware runs (CONTRACT §13, src/client-error.ts).
+  RequestHeaderFieldsTooLarge: 431,
   // A document over the GraphQL limits (CONTRACT §13), raised by the limits alone, never by a command; the facade
   // meets it only when GRAPHQL_MAX_COST is set below what a route sends.
   QueryTooComplex: 400,
   InternalServerError: 500,
 } as const satisfies Record<string, number>;
 
-/** The codes a domain error may carry: every code but the GraphQL limits' own. */
-export type ErrorCode = Exclude<keyof typeof statusOf, 'QueryTooComplex'>;
-export const errorCodes = Object.keys(statusOf).filter((c): c is ErrorCode => c !== 'QueryTooComplex');
+export type ResponseCode = keyof typeof statusOf;
+/** Codes only the service's edges raise (the GraphQL limits, Node's HTTP parser), never a command. */
+type EdgeCode = 'QueryTooComplex' | 'RequestHeaderFieldsTooLarge';
+const edgeCodes: ReadonlySet<string> = new Set<EdgeCode>(['QueryTooComplex', 'RequestHeaderFieldsTooLarge']);
+
+/** The codes a domain error may carry: every code but the edges' own. */
+export type ErrorCode = Exclude<ResponseCode, EdgeCode>;
+export const errorCodes = Object.keys(statusOf).filter((c): c is ErrorCode => !edgeCodes.has(c));
 
 /** What an unexpected error says on every API; its cause goes to the log, with the request id to quote. */
 export const MASKED_MESSAGE = 'An unexpected error occurred. Quote the request id to support.';
@@ -117,7 +124,7 @@ export function isDomainError(e: unknown): e is DomainError {
 }
 
 /** The `ResponseStatus` body of CONTRACT §10. */
-export function responseStatus(code: ErrorCode, message: string, meta?: Record<string, unknown>) {
+export function responseStatus(code: ResponseCode, message: string, meta?: Record<string, unknown>) {
   return {
     ResponseStatus: { ErrorCode: code, Message: message, Errors: [], ...(meta ? { Meta: meta } : {}) },
   };
