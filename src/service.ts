@@ -1,7 +1,7 @@
 // Starts and stops the whole service: database, GraphQL, listeners and background timers.
+
+import type { Authenticator } from './access/authenticate.js';
 import { createApp } from './app.js';
-import type { Authenticator } from './auth/authenticate.js';
-import { type AuthServer, createAuthServer } from './auth/oauth.server.js';
 import { bookingPolicy } from './bookings/booking.policy.js';
 import { startBookingTimers } from './bookings/booking.timers.js';
 import { bootstrap } from './bootstrap.js';
@@ -12,6 +12,7 @@ import { type EventBus, localBus, redisBus } from './events/bus.js';
 import { buildSchema } from './graphql/schema.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
+import { type AuthServer, createAuthServer } from './oauth/server.js';
 import { listen } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';

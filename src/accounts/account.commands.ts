@@ -1,7 +1,7 @@
 // The business verbs of accounts and profiles.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass, roles as allRoles, isSelf, type Role } from '../auth/actor.js';
+import { type Actor, actorClass, roles as allRoles, isSelf, type Role } from '../access/actor.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, fieldLabel, forbidden, notFound } from '../shared/errors.js';

@@ -1,7 +1,7 @@
 // The business verbs of cars: create, update, delete, list and unlist. Cars raise no events (CONTRACT §8).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { type Actor, actorClass } from '../access/actor.js';
 import { UserAccount } from '../accounts/user-account.entity.js';
-import { type Actor, actorClass } from '../auth/actor.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, forbidden } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';

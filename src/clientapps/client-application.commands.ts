@@ -2,8 +2,8 @@
 // delete. Suspending and deleting revoke every token, grant and remembered consent of the app in the same
 // transaction; the database then tells every instance to drop what it cached.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../auth/actor.js';
-import { isScope } from '../auth/scope.catalogue.js';
+import type { Actor } from '../access/actor.js';
+import { isScope } from '../access/scope.catalogue.js';
 import type { Clock } from '../shared/clock.js';
 import { forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';

@@ -2,8 +2,8 @@
 // subject's Rating and records its event in the same transaction.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass, isSelf } from '../auth/actor.js';
-import { requireScope } from '../auth/permissions.js';
+import { type Actor, actorClass, isSelf } from '../access/actor.js';
+import { requireScope } from '../access/permissions.js';
 import { recordEvent } from '../events/outbox.js';
 import { recomputeRating } from '../ratings/rating.commands.js';
 import type { Clock } from '../shared/clock.js';

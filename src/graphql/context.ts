@@ -1,7 +1,7 @@
 // The per-request context: a forked EntityManager, the actor, the clock, and lazily created loaders.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../access/actor.js';
 import type { Clock } from '../shared/clock.js';
 
 export interface Context {

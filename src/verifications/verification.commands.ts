@@ -1,7 +1,7 @@
 // The business verbs of verifications: create with the subject, submit evidence, verify, reject, expire, reset.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
-import { requireScope } from '../auth/permissions.js';
+import { type Actor, actorClass, hasScope, isSelf } from '../access/actor.js';
+import { requireScope } from '../access/permissions.js';
 import { recordEvent } from '../events/outbox.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 import type { Clock } from '../shared/clock.js';

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { fetch } from 'undici';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { migrations } from '../../src/db/migrations/index.js';
-import { agentFor, graphql, startProcess, waitReady } from '../support/process.js';
+import { agentFor, graphql, requestsSeen, startProcess, waitArrived, waitReady } from '../support/process.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -95,11 +95,14 @@ describe('npm start without DATABASE_URL (embedded PostgreSQL)', () => {
       OPS_PASSWORD: 'operator passphrase 1',
     });
     await waitReady(p, dataDir);
-    // Sign-ups hash passwords (tens of milliseconds each), so several are still running when the signal lands.
+    const agent = agentFor(dataDir);
+    const before = (await requestsSeen(p.port, agent, 'POST')).answered;
+    // Sign-ups hash passwords (tens of milliseconds each), so several are still running when the signal lands;
+    // the signal waits until the service has received all six (its own count), not for a guessed moment.
     const inFlight = Array.from({ length: 6 }, (_, i) =>
       graphql(p, dataDir, SIGN_UP, { u: `inflight${i}@example.com` }),
     );
-    await new Promise((r) => setTimeout(r, 15));
+    await waitArrived(p.port, agent, 'POST', before, 6);
     const code = p.stop('SIGTERM');
     const results = await Promise.all(inFlight);
     for (const r of results) expect(r.data?.createUserAccount?.id).toMatch(/^[0-9a-f-]{36}$/);

@@ -148,17 +148,26 @@ it('delivers every event at least once through faults and a killed worker; the a
     ]);
   let unlogged = 0;
   let mismatched = 0;
+  let late = 0;
   for (const [id, got] of seen) {
     const log = logged.get(id) ?? [];
     expect(log.length).toBeLessThanOrEqual(got.length);
     unlogged += got.length - log.length;
-    if (log.length === got.length && log.join() !== got.join()) mismatched += 1;
+    if (log.length !== got.length) continue;
+    // A logged timeout matches whatever the receiver did: on a busy machine a reply sent in time can still
+    // reach the worker after its deadline. Any status or error the log names must be what the receiver did.
+    for (let k = 0; k < log.length; k++) {
+      if (log[k] === got[k]) continue;
+      if (log[k] === 'hang') late += 1;
+      else mismatched += 1;
+    }
   }
   expect(unlogged).toBeLessThanOrEqual(CONCURRENCY);
   expect(mismatched).toBe(0);
   expect(attempts.length).toBeGreaterThan(EVENTS * 1.3);
   process.stdout.write(
     `reliability: ${rx.requests.length} requests received, ${attempts.length} attempts logged, ` +
-      `${duplicates} duplicate deliveries, ${unlogged} attempts lost with the killed worker\n`,
+      `${duplicates} duplicate deliveries, ${unlogged} attempts lost with the killed worker, ` +
+      `${late} replies past the deadline\n`,
   );
 }, 240_000);
