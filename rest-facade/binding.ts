@@ -18,7 +18,6 @@ import type { Param, Params } from './request.js';
 import type { ComposedArgument } from './route.types.js';
 import type { AnyField } from './schema.model.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT = /^[+-]?\d+$/;
 /** GraphQL's Int is 32 bits: anything wider is out of range here, in REST words (CONTRACT §13). */
 const INT_MAX = 2 ** 31 - 1;
@@ -139,16 +138,12 @@ class Binder {
         if (s !== undefined && /^(false|0)$/i.test(s)) return false;
         return this.fail('InvalidFormat', field, `${field} must be true or false`);
       case 'UUID':
-        if (s !== undefined && UUID.test(s)) return s.toLowerCase();
-        return this.fail('InvalidFormat', field, `${field} must be a UUID (8-4-4-4-12 hexadecimal digits)`);
       case 'DateTime': {
-        const read = s === undefined ? undefined : readWith(type, s);
-        if (read?.ok) return read.date.toISOString();
-        return this.fail(
-          read?.code ?? 'InvalidFormat',
-          field,
-          `${field} ${read?.message ?? 'must be an ISO 8601 date and time in UTC (ending in Z or +00:00)'}`,
-        );
+        // The schema's own scalar decides, so REST and GraphQL accept and refuse the same ids and dates with the
+        // same words. A value that is not text (a JSON number, an object) is refused as empty text is.
+        const read = readWith(type, s ?? '');
+        if (!read.ok) return this.fail(read.code, field, `${field} ${read.message}`);
+        return read.value instanceof Date ? read.value.toISOString() : read.value;
       }
       case 'JSON': {
         const json = typeof value === 'string' && text ? structuredText(value, '{[') : value;
@@ -224,15 +219,15 @@ function structuredText(s: string, openers: string): unknown {
 }
 
 /**
- * A date read by the schema's own DateTime scalar, so REST and GraphQL refuse exactly the same dates (CONTRACT
- * §13); its refusal carries the error code and the words after the field's name.
+ * A value read by one of the schema's own scalars (UUID, DateTime), so REST and GraphQL refuse exactly the same
+ * ids and dates (CONTRACT §13); its refusal carries the error code and the words after the field's name.
  */
 function readWith(
   scalar: GraphQLScalarType,
   text: string,
-): { ok: true; date: Date } | { ok: false; code: FieldCode; message: string } {
+): { ok: true; value: unknown } | { ok: false; code: FieldCode; message: string } {
   try {
-    return { ok: true, date: scalar.parseValue(text) as Date };
+    return { ok: true, value: scalar.parseValue(text) };
   } catch (e) {
     const { message, extensions } = e as { message: string; extensions?: { code?: unknown } };
     const code = extensions?.code === 'OutOfRange' ? 'OutOfRange' : 'InvalidFormat';

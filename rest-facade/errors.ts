@@ -1,34 +1,19 @@
-// ResponseStatus errors (CONTRACT §10): GraphQL error codes mapped to HTTP statuses in one table.
+// ResponseStatus errors (CONTRACT §10): GraphQL error codes in REST terms, with the HTTP status of each.
 import { nameKey, restFieldName, toRest } from './names.js';
 
-/** The closed vocabulary of error codes the facade answers with, and the status of each. */
-export const statusOf = {
-  NotEmpty: 400,
-  InvalidFormat: 400,
-  InvalidValue: 400,
-  OutOfRange: 400,
-  TooLong: 400,
-  TooShort: 400,
-  RuleViolation: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  HttpsRequired: 403,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  UnsupportedFormat: 406,
-  InvalidStateTransition: 409,
-  CarUnavailable: 409,
-  AlreadyExists: 409,
-  Conflict: 409,
-  PayloadTooLarge: 413,
-  UnsupportedMediaType: 415,
-  TooManyRequests: 429,
-  // A document over the GraphQL limits (CONTRACT §13): only when GRAPHQL_MAX_COST is set below what a route sends.
-  QueryTooComplex: 400,
-  InternalServerError: 500,
-} as const;
-export type RestErrorCode = keyof typeof statusOf;
-export type FieldCode = 'NotEmpty' | 'InvalidFormat' | 'InvalidValue' | 'OutOfRange' | 'TooLong' | 'TooShort';
+/**
+ * The error vocabulary the facade answers with: every code with its HTTP status, and the message of an unexpected
+ * error. The service states it once (src/shared/errors.ts, which its Koa edge and GraphQL errors use too) and hands it
+ * over when it builds the facade: this folder imports nothing from src/ (the dependency rule), so it keeps no copy.
+ */
+export interface ErrorTable {
+  statusOf: Readonly<Record<string, number>>;
+  /** What a 500 says; its cause is only logged. */
+  masked: string;
+}
+
+/** A code of the table's field errors; which codes those are is the table's business, not a list here. */
+export type FieldCode = string;
 
 export interface ResponseError {
   ErrorCode: string;
@@ -44,25 +29,29 @@ export interface ResponseStatus {
   Meta?: Record<string, unknown>;
 }
 
-/** An error the facade answers with; thrown inside the facade and turned into a response at its edge. */
+/**
+ * An error the facade answers with; thrown inside the facade and turned into a response at its edge, where its
+ * code gives the status (`statusFor`).
+ */
 export class RestError extends Error {
-  readonly status: number;
   readonly body: ResponseStatus;
   readonly headers: Record<string, string>;
-  constructor(status: number, body: ResponseStatus, headers: Record<string, string> = {}) {
+  constructor(body: ResponseStatus, headers: Record<string, string> = {}) {
     super(body.Message);
     this.name = 'RestError';
-    this.status = status;
     this.body = body;
     this.headers = headers;
   }
 }
 
+/** The status an error answers with; a code missing from the table is a bug, so a 500. */
+export const statusFor = (table: ErrorTable, e: RestError): number => table.statusOf[e.body.ErrorCode] ?? 500;
+
 export const isRestError = (e: unknown): e is RestError =>
   typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'RestError';
 
-export function restError(code: RestErrorCode, message: string, meta?: Record<string, unknown>): RestError {
-  return new RestError(statusOf[code], {
+export function restError(code: string, message: string, meta?: Record<string, unknown>): RestError {
+  return new RestError({
     ErrorCode: code,
     Message: message,
     Errors: [],
@@ -73,7 +62,7 @@ export function restError(code: RestErrorCode, message: string, meta?: Record<st
 /** A 400 naming fields; the first error gives the top-level code and message (CONTRACT §10). */
 export function fieldErrors(errors: ResponseError[]): RestError {
   const first = errors[0]!;
-  return new RestError(400, { ErrorCode: first.ErrorCode, Message: first.Message, Errors: errors });
+  return new RestError({ ErrorCode: first.ErrorCode, Message: first.Message, Errors: errors });
 }
 
 export const fieldError = (
@@ -93,19 +82,19 @@ export interface GraphQLErrorLike {
   extensions?: Record<string, unknown> | undefined;
 }
 
-const known = (code: unknown): code is RestErrorCode =>
-  typeof code === 'string' && Object.hasOwn(statusOf, code);
-
 /**
  * A GraphQL error in REST terms. `aliases` maps a canonical field key to the name the client sent, so an
- * error names the field as the client wrote it (`Event` for `Events`).
+ * error names the field as the client wrote it (`Event` for `Events`). A code the table does not know is an
+ * unexpected error: a 500 with the masked message.
  */
 export function fromGraphQL(
   e: GraphQLErrorLike,
+  table: ErrorTable,
   aliases: ReadonlyMap<string, string> = new Map(),
 ): RestError {
   const ext = e.extensions ?? {};
-  const code = known(ext.code) ? ext.code : 'InternalServerError';
+  const known = typeof ext.code === 'string' && Object.hasOwn(table.statusOf, ext.code);
+  const code = known ? (ext.code as string) : 'InternalServerError';
   const rename = (field: string): string => {
     const rest = restFieldName(field);
     return aliases.get(nameKey(rest)) ?? rest;
@@ -124,7 +113,7 @@ export function fromGraphQL(
   if (
     errors.length === 0 &&
     typeof ext.field === 'string' &&
-    statusOf[code] === 400 &&
+    table.statusOf[code] === 400 &&
     code !== 'RuleViolation'
   )
     errors.push({
@@ -134,13 +123,8 @@ export function fromGraphQL(
     });
   const meta =
     ext.meta && typeof ext.meta === 'object' ? (toRest(ext.meta) as Record<string, unknown>) : undefined;
-  const status = statusOf[code];
-  const message =
-    code === 'InternalServerError' && !known(ext.code)
-      ? 'An unexpected error occurred.'
-      : (errors[0]?.Message ?? restWording(e.message, ''));
+  const message = known ? (errors[0]?.Message ?? restWording(e.message, '')) : table.masked;
   return new RestError(
-    status,
     { ErrorCode: code, Message: message, Errors: errors, ...(meta ? { Meta: meta } : {}) },
     authHeaders(code, meta),
   );

@@ -7,12 +7,12 @@ import type { ResponseCache } from './cache.js';
 import { DocumentCache } from './document.js';
 import {
   authHeaders,
+  type ErrorTable,
   fromGraphQL,
   type GraphQLErrorLike,
   isRestError,
   RestError,
   restError,
-  statusOf,
 } from './errors.js';
 import type { Format } from './formats/negotiate.js';
 import { createHandler } from './handler.js';
@@ -32,6 +32,8 @@ export interface ExecutionResult {
 
 export interface FacadeDeps {
   schema: GraphQLSchema;
+  /** The service's error codes, their statuses and the masked message (errors.ts says why it is handed over). */
+  errors: ErrorTable;
   /** Runs a document exactly as `/graphql` would, as the caller the Authorization header names. */
   execute(
     document: DocumentNode,
@@ -66,16 +68,14 @@ export interface Facade {
   documents: DocumentCache;
 }
 
-const INTERNAL = 'An unexpected error occurred. Quote the request id to support.';
-
 /** An error a dependency threw with a code of ours (a bad token is `Unauthorized`). */
-function asRestError(err: unknown, hadToken: boolean): RestError | undefined {
+function asRestError(err: unknown, hadToken: boolean, table: ErrorTable): RestError | undefined {
   if (isRestError(err)) return err;
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !Object.hasOwn(statusOf, code) || code === 'InternalServerError')
+  if (typeof code !== 'string' || !Object.hasOwn(table.statusOf, code) || code === 'InternalServerError')
     return undefined;
-  const e = fromGraphQL({ message: (err as Error).message, extensions: { code } });
-  return new RestError(e.status, e.body, authHeaders(code, e.body.Meta, hadToken));
+  const e = fromGraphQL({ message: (err as Error).message, extensions: { code } }, table);
+  return new RestError(e.body, authHeaders(code, e.body.Meta, hadToken));
 }
 
 export function createFacade(deps: FacadeDeps): Facade {
@@ -111,21 +111,15 @@ export function createFacade(deps: FacadeDeps): Facade {
             Allowed: match.allow,
           },
         );
-        throw new RestError(e.status, e.body, { Allow: match.allow.join(', ') });
+        throw new RestError(e.body, { Allow: match.allow.join(', ') });
       }
       await handle(ctx, match.route, match.params, format, requestId);
     } catch (err) {
-      const known = asRestError(err, hadToken);
-      if (known) return sendError(ctx, known, format, base);
+      const known = asRestError(err, hadToken, deps.errors);
+      if (known) return sendError(ctx, known, format, base, deps.errors);
       deps.onError?.(err, requestId);
-      sendError(
-        ctx,
-        restError('InternalServerError', INTERNAL, {
-          RequestId: requestId,
-        }),
-        format,
-        base,
-      );
+      const masked = restError('InternalServerError', deps.errors.masked, { RequestId: requestId });
+      sendError(ctx, masked, format, base, deps.errors);
     }
   };
 

@@ -186,12 +186,8 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     const result = await deps.execute(document, bound.variables, authorization, requestId);
     const first = result.errors?.[0];
     if (first) {
-      const e = fromGraphQL(first, bound.aliases);
-      throw new RestError(
-        e.status,
-        e.body,
-        authHeaders(e.body.ErrorCode, e.body.Meta, authorization !== undefined),
-      );
+      const e = fromGraphQL(first, deps.errors, bound.aliases);
+      throw new RestError(e.body, authHeaders(e.body.ErrorCode, e.body.Meta, authorization !== undefined));
     }
     const data = result.data?.[route.field.name];
     if (!isGet && deps.cache) await deps.cache.invalidate(route.invalidates);

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
 import { dtoName } from './dto.js';
-import { restError } from './errors.js';
+import { type ErrorTable, restError } from './errors.js';
 import { type Caller, formatOrJson, sendError } from './respond.js';
 
 export interface RateLimitOptions {
@@ -19,6 +19,8 @@ export interface RateLimitOptions {
   /** The POSTs of the sign-in class (sign-in, sign-up, token). */
   isAuthRequest?(method: string, path: string): boolean;
   publicUrl: string;
+  /** The service's error table, for the 429's status (as the facade is given it). */
+  errors: ErrorTable;
   windowMs?: number;
   /** Told when the counters cannot be reached; the request then goes through uncounted (fail open). */
   onStoreError?(err: unknown): void;
@@ -114,7 +116,7 @@ export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
     const message = `Too many requests; retry in ${retryAfter} s`;
     if (!opts.refuse?.(ctx, message)) {
       const e = restError('TooManyRequests', message, { RetryAfterSeconds: retryAfter });
-      sendError(ctx, e, formatOrJson(ctx), opts.publicUrl);
+      sendError(ctx, e, formatOrJson(ctx), opts.publicUrl, opts.errors);
     }
     ctx.set('Retry-After', String(retryAfter));
   };

@@ -1,7 +1,7 @@
 // Reads a request's parameters: the body (JSON or form, 1 MiB at most) and the query string, merged by
 // any-case name with the query winning (CONTRACT §2).
 import type { IncomingMessage } from 'node:http';
-import { fieldError, fieldErrors, RestError, restError } from './errors.js';
+import { fieldError, fieldErrors, restError } from './errors.js';
 import { nameKey } from './names.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -63,11 +63,7 @@ export async function bodyParams(req: IncomingMessage): Promise<Params> {
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new RestError(400, {
-      ErrorCode: 'InvalidFormat',
-      Message: 'The request body is not valid JSON',
-      Errors: [],
-    });
+    throw restError('InvalidFormat', 'The request body is not valid JSON');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw fieldErrors([fieldError('InvalidFormat', 'Body', 'The request body must be a JSON object')]);

@@ -1,7 +1,7 @@
 // Writes answers on a Koa context: a body in its format with headers, or a ResponseStatus error in the
 // format the request negotiated (errors come in the negotiated format too, CONTRACT §2).
 import type Koa from 'koa';
-import type { RestError } from './errors.js';
+import { type ErrorTable, type RestError, statusFor } from './errors.js';
 import { errorPayload, render } from './formats/index.js';
 import { type Format, formatParam, fromAccept } from './formats/negotiate.js';
 import { queryValue } from './request.js';
@@ -38,12 +38,18 @@ export function formatOrJson(ctx: Koa.Context): Format {
   }
 }
 
-export function sendError(ctx: Koa.Context, err: RestError, format: Format, base: string): void {
+export function sendError(
+  ctx: Koa.Context,
+  err: RestError,
+  format: Format,
+  base: string,
+  table: ErrorTable,
+): void {
   const url = new URL(ctx.originalUrl, base);
   const payload = errorPayload(
     err.body as unknown as Record<string, unknown>,
     `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`,
   );
   const r = render(payload, format, url);
-  send(ctx, err.status, r.body, { ...r.headers, ...err.headers });
+  send(ctx, statusFor(table, err), r.body, { ...r.headers, ...err.headers });
 }

@@ -10,7 +10,6 @@ import { Redis } from 'ioredis';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import { memoryCache, redisCache } from '../rest-facade/cache.js';
-import { statusOf } from '../rest-facade/errors.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { rateLimits } from '../rest-facade/ratelimit.js';
 import type { Actor } from './access/actor.js';
@@ -34,6 +33,7 @@ import { discoveryScopes, oauthTooManyRequests } from './oauth/edges.js';
 import { oauthGuard } from './oauth/guard.js';
 import { type AuthServer, OAUTH_PATH } from './oauth/server.js';
 import type { Clock } from './shared/clock.js';
+import { errorTable } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 import { cors } from './web/cors.js';
 import { docs } from './web/docs.js';
@@ -138,7 +138,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const koa = new Koa({ proxy: deps.config.TRUST_PROXY });
   koa.use((_ctx, next) => requestActors.run(new Map(), next));
 
-  const edge = createEdge({ log, trustProxy: deps.config.TRUST_PROXY, statusOf });
+  const edge = createEdge({ log, trustProxy: deps.config.TRUST_PROXY });
   koa.use(edge.requestLog);
   koa.use(metrics.middleware);
   koa.use(edge.httpsOnly);
@@ -163,6 +163,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       redis,
       identify,
       publicUrl: deps.config.PUBLIC_URL,
+      errors: errorTable,
       onStoreError: redisTrouble,
       refuse: oauthTooManyRequests(OAUTH_PATH),
     }),
@@ -233,6 +234,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // The REST facade at /api (not /api/oauth): same Apollo execution and context as /graphql.
   const facade = createFacade({
     schema: deps.schema,
+    errors: errorTable,
     publicUrl: deps.config.PUBLIC_URL,
     execute,
     identify,

@@ -2,19 +2,18 @@
 // included) are 431 `RequestHeaderFieldsTooLarge`, other malformed requests 400, each with a body and a
 // `Request-Id`, written on the raw socket since no request object exists yet.
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { type ResponseCode, responseStatus, statusOf } from './shared/errors.js';
 
 /** Node's own default, stated so the limit is the contract's whatever the runtime's default becomes. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
-const REASONS = {
-  431: [
-    'Request Header Fields Too Large',
-    'RequestHeaderFieldsTooLarge',
-    'Request headers are larger than 16 KiB',
-  ],
-  400: ['Bad Request', 'InvalidFormat', 'The request could not be parsed as HTTP'],
-} as const;
+const OVERSIZED: [ResponseCode, string] = [
+  'RequestHeaderFieldsTooLarge',
+  'Request headers are larger than 16 KiB',
+];
+const MALFORMED: [ResponseCode, string] = ['InvalidFormat', 'The request could not be parsed as HTTP'];
 
 /** Answers then closes gently: the rest of what the client sends is read and dropped, so it sees the answer. */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
@@ -22,11 +21,11 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     socket.destroy();
     return;
   }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const [reason, code, message] = REASONS[status];
-  const body = JSON.stringify({ ResponseStatus: { ErrorCode: code, Message: message, Errors: [] } });
+  const [code, message] = err.code === 'HPE_HEADER_OVERFLOW' ? OVERSIZED : MALFORMED;
+  const status = statusOf[code];
+  const body = JSON.stringify(responseStatus(code, message));
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Request-Id: ${randomUUID()}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
   socket.resume();

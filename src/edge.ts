@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { bearerChallenge } from './access/challenge.js';
-import { type ErrorCode, isDomainError, responseStatus } from './shared/errors.js';
+import { type ErrorCode, isDomainError, MASKED_MESSAGE, responseStatus, statusOf } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -18,18 +18,13 @@ export interface Edge {
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
 }
 
-export function createEdge(opts: {
-  log: Logger;
-  trustProxy: boolean;
-  /** The status of each error code: the REST facade's table, so there is one. */
-  statusOf: Readonly<Record<ErrorCode, number>>;
-}): Edge {
+export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
   const { log } = opts;
   // The request line names no secret (id, method, path, status, duration, address): it skips the redaction walk
   // every other log line pays, since it is written for every request.
   const requestLine = log.child({}, { redact: [] });
   const sendError: Edge['sendError'] = (ctx, code, message, meta) => {
-    ctx.status = opts.statusOf[code];
+    ctx.status = statusOf[code];
     ctx.type = 'application/json';
     ctx.body = responseStatus(code, message, meta);
   };
@@ -71,14 +66,7 @@ export function createEdge(opts: {
           return sendError(ctx, 'UnsupportedMediaType', 'The request body type is not supported');
         if (status === 400) return sendError(ctx, 'InvalidFormat', 'The request body could not be parsed');
         log.error({ err, requestId: ctx.state.requestId }, 'unexpected error');
-        sendError(
-          ctx,
-          'InternalServerError',
-          'An unexpected error occurred. Quote the request id to support.',
-          {
-            RequestId: ctx.state.requestId,
-          },
-        );
+        sendError(ctx, 'InternalServerError', MASKED_MESSAGE, { RequestId: ctx.state.requestId });
       }
     },
   };

@@ -10,7 +10,7 @@ import type { App } from './app.js';
 import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { refusalOf } from './graphql/limits.guard.js';
-import { responseStatus } from './shared/errors.js';
+import { responseStatus, statusOf } from './shared/errors.js';
 
 export interface ListenOptions {
   host: string;
@@ -59,7 +59,7 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   const plain = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     plainDrain.track(res);
     const requestId = req.headers['request-id'];
-    res.writeHead(403, {
+    res.writeHead(statusOf.HttpsRequired, {
       'Content-Type': 'application/json; charset=utf-8',
       'Request-Id':
         typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),

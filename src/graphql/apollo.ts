@@ -5,11 +5,10 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import type { GraphQLSchema } from 'graphql';
 import { bearerChallengePlugin } from '../access/challenge.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { isDomainError } from '../shared/errors.js';
 import { compiledGateway } from './compiled.gateway.js';
 import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
-import { formatError } from './errors.js';
+import { formatError, unexpectedErrorsPlugin } from './errors.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { type GraphQLLimits, limitsPlugin } from './limits.js';
 
@@ -52,34 +51,7 @@ export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Contex
           };
         },
       },
-      {
-        async requestDidStart() {
-          return {
-            async didEncounterErrors(rc) {
-              for (const e of rc.errors) {
-                const code = e.extensions?.code;
-                const original = e.originalError;
-                if (isDomainError(original) || (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR'))
-                  continue;
-                rc.contextValue.log.error(
-                  { err: original ?? e, path: e.path },
-                  'unexpected error in GraphQL',
-                );
-              }
-            },
-            async willSendResponse(rc) {
-              const body = rc.response.body;
-              if (body.kind !== 'single' || !body.singleResult.errors) return;
-              // The masked error carries the request id a caller can quote to support.
-              body.singleResult.errors = body.singleResult.errors.map((e) =>
-                e.extensions?.code === 'InternalServerError'
-                  ? { ...e, extensions: { ...e.extensions, meta: { requestId: rc.contextValue.requestId } } }
-                  : e,
-              );
-            },
-          };
-        },
-      },
+      unexpectedErrorsPlugin,
     ],
   });
   await apollo.start();

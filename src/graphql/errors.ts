@@ -1,10 +1,12 @@
-// GraphQL error shaping: domain errors keep their code and fields; everything unexpected is masked.
+// GraphQL error shaping, all of it: `formatError` gives each error its shape (domain errors keep their code and
+// fields; everything unexpected is masked), and `unexpectedErrorsPlugin` logs what was masked and hands the caller
+// the request id to quote.
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError, Source } from 'graphql';
-import { errorCodes, fieldLabel, isDomainError } from '../shared/errors.js';
+import { errorCodes, fieldLabel, isDomainError, MASKED_MESSAGE } from '../shared/errors.js';
+import type { Context } from './context.js';
 import { argumentAt } from './error-location.js';
-
-export const MASKED_MESSAGE = 'An unexpected error occurred. Quote the request id to support.';
 
 const passThrough = new Set([
   'GRAPHQL_PARSE_FAILED',
@@ -118,3 +120,32 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     extensions: { code: 'InternalServerError', errors: [] },
   };
 }
+
+/**
+ * Apollo's side of masking, which needs the request: an error that was not ours (no domain error, no code Apollo
+ * gave it) is logged with its cause, and its masked answer carries the request id a caller can quote to support.
+ */
+export const unexpectedErrorsPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors(rc) {
+        for (const e of rc.errors) {
+          const code = e.extensions?.code;
+          const original = e.originalError;
+          if (isDomainError(original) || (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR'))
+            continue;
+          rc.contextValue.log.error({ err: original ?? e, path: e.path }, 'unexpected error in GraphQL');
+        }
+      },
+      async willSendResponse(rc) {
+        const body = rc.response.body;
+        if (body.kind !== 'single' || !body.singleResult.errors) return;
+        body.singleResult.errors = body.singleResult.errors.map((e) =>
+          e.extensions?.code === 'InternalServerError'
+            ? { ...e, extensions: { ...e.extensions, meta: { requestId: rc.contextValue.requestId } } }
+            : e,
+        );
+      },
+    };
+  },
+};

@@ -1,6 +1,8 @@
-// Scalars shared by every subdomain: DateTime (ISO 8601 UTC only, CONTRACT §2) and JSON.
+// Scalars shared by every subdomain: DateTime (ISO 8601 UTC only, CONTRACT §2), UUID and JSON. The REST facade
+// reads ids and dates with these same scalars, taken from the schema it is given (rest-facade/binding.ts).
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { readUtc } from '../shared/calendar.js';
+import { isUuid } from '../shared/ids.js';
 
 function parseUtc(value: unknown): Date {
   const read =
@@ -71,10 +73,8 @@ export const JSONScalar = new GraphQLScalarType({
   parseLiteral: (ast, vars) => literal(ast, vars),
 });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function parseUuid(value: unknown): string {
-  if (typeof value !== 'string' || !UUID_RE.test(value))
+  if (!isUuid(value))
     throw new GraphQLError('must be a UUID (8-4-4-4-12 hexadecimal digits)', {
       extensions: { code: 'InvalidFormat' },
     });

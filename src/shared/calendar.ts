@@ -1,6 +1,6 @@
 // Reading an ISO 8601 UTC instant strictly (CONTRACT §2, §13): a day that is not on the calendar is a format
 // error, never normalised to another day; years outside 0001–9999 (PostgreSQL has no year 0) are out of range.
-// The REST facade keeps its own copy (rest-facade/calendar.ts): it imports nothing from src/.
+// The one reader of dates: GraphQL's DateTime scalar uses it, and the REST facade reads dates through that scalar.
 
 const UTC = /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]00:00)$/i;
 

@@ -1,6 +1,53 @@
-// The closed vocabulary of domain errors (CONTRACT §10). Thrown by commands; GraphQL exposes the code.
+// The closed vocabulary of errors (CONTRACT §10, §13), stated once for the whole service: each code, the HTTP
+// status it answers with, and the message of an unexpected error. Commands throw domain errors; GraphQL exposes
+// the code; the Koa edge and the REST facade (handed this table at its construction, since rest-facade/ imports
+// nothing from src/) answer with its status.
 
-/** The codes a single field's problem is told with, first in the vocabulary below. */
+/** Every error code an answer may carry, and its HTTP status. */
+export const statusOf = {
+  NotEmpty: 400,
+  InvalidFormat: 400,
+  InvalidValue: 400,
+  OutOfRange: 400,
+  TooLong: 400,
+  TooShort: 400,
+  RuleViolation: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  HttpsRequired: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  UnsupportedFormat: 406,
+  InvalidStateTransition: 409,
+  CarUnavailable: 409,
+  AlreadyExists: 409,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  TooManyRequests: 429,
+  // Headers over 16 KiB, refused by Node before any middleware runs (CONTRACT §13, src/client-error.ts).
+  RequestHeaderFieldsTooLarge: 431,
+  // A document over the GraphQL limits (CONTRACT §13), raised by the limits alone, never by a command; the facade
+  // meets it only when GRAPHQL_MAX_COST is set below what a route sends.
+  QueryTooComplex: 400,
+  InternalServerError: 500,
+} as const satisfies Record<string, number>;
+
+export type ResponseCode = keyof typeof statusOf;
+/** Codes only the service's edges raise (the GraphQL limits, Node's HTTP parser), never a command. */
+type EdgeCode = 'QueryTooComplex' | 'RequestHeaderFieldsTooLarge';
+const edgeCodes: ReadonlySet<string> = new Set<EdgeCode>(['QueryTooComplex', 'RequestHeaderFieldsTooLarge']);
+
+/** The codes a domain error may carry: every code but the edges' own. */
+export type ErrorCode = Exclude<ResponseCode, EdgeCode>;
+export const errorCodes = Object.keys(statusOf).filter((c): c is ErrorCode => !edgeCodes.has(c));
+
+/** What an unexpected error says on every API; its cause goes to the log, with the request id to quote. */
+export const MASKED_MESSAGE = 'An unexpected error occurred. Quote the request id to support.';
+
+/** The vocabulary as the REST facade takes it at its construction (`rest-facade/errors.ts`, `ErrorTable`). */
+export const errorTable = { statusOf, masked: MASKED_MESSAGE } as const;
+
 export const fieldErrorCodes = [
   'NotEmpty',
   'InvalidFormat',
@@ -8,28 +55,8 @@ export const fieldErrorCodes = [
   'OutOfRange',
   'TooLong',
   'TooShort',
-] as const;
+] as const satisfies readonly ErrorCode[];
 export type FieldErrorCode = (typeof fieldErrorCodes)[number];
-
-export const errorCodes = [
-  ...fieldErrorCodes,
-  'RuleViolation',
-  'Unauthorized',
-  'Forbidden',
-  'HttpsRequired',
-  'NotFound',
-  'MethodNotAllowed',
-  'UnsupportedFormat',
-  'InvalidStateTransition',
-  'CarUnavailable',
-  'AlreadyExists',
-  'Conflict',
-  'PayloadTooLarge',
-  'UnsupportedMediaType',
-  'TooManyRequests',
-  'InternalServerError',
-] as const;
-export type ErrorCode = (typeof errorCodes)[number];
 
 export interface FieldError {
   code: FieldErrorCode;
@@ -97,7 +124,7 @@ export function isDomainError(e: unknown): e is DomainError {
 }
 
 /** The `ResponseStatus` body of CONTRACT §10. */
-export function responseStatus(code: ErrorCode, message: string, meta?: Record<string, unknown>) {
+export function responseStatus(code: ResponseCode, message: string, meta?: Record<string, unknown>) {
   return {
     ResponseStatus: { ErrorCode: code, Message: message, Errors: [], ...(meta ? { Meta: meta } : {}) },
   };

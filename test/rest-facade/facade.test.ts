@@ -1,18 +1,23 @@
 // The facade on its own, handed a schema and an execute function: a failing execution is a masked 500,
-// rows naming unknown operations or arguments refuse to start, and documents are cached by shape.
+// the statuses and masked message are those of the error table it is given, rows naming unknown operations or
+// arguments refuse to start, and documents are cached by shape.
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade, type FacadeDeps } from '../../rest-facade/facade.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
+import { errorTable, fieldErrorCodes } from '../../src/shared/errors.js';
 
 const schema = buildSchema(modules);
 
 async function serve(deps: Partial<FacadeDeps>) {
   const facade = createFacade({
     schema,
+    errors: errorTable,
     publicUrl: 'https://localhost',
     execute: async () => ({ data: null }),
     ...deps,
@@ -44,6 +49,7 @@ describe('a failing execution', () => {
     const body = (await r.json()) as any;
     expect(body.ResponseStatus).toMatchObject({
       ErrorCode: 'InternalServerError',
+      Message: 'An unexpected error occurred. Quote the request id to support.',
       Errors: [],
       Meta: { RequestId: expect.any(String) },
     });
@@ -59,8 +65,11 @@ describe('a failing execution', () => {
       execute: async () => ({ data: null, errors: [{ message: 'secret detail', extensions: {} }] }),
     });
     try {
-      const body = (await (await fetch(`${t.base}/api/cars`)).json()) as any;
+      const r = await fetch(`${t.base}/api/cars`);
+      expect(r.status).toBe(500);
+      const body = (await r.json()) as any;
       expect(body.ResponseStatus.ErrorCode).toBe('InternalServerError');
+      expect(body.ResponseStatus.Message).toBe(errorTable.masked);
       expect(JSON.stringify(body)).not.toContain('secret detail');
     } finally {
       await t.close();
@@ -76,6 +85,39 @@ describe('a failing execution', () => {
   });
 });
 
+describe('the error table', () => {
+  it('is the one the facade is given: it keeps no statuses of its own', async () => {
+    const t = await serve({
+      errors: { statusOf: { ...errorTable.statusOf, NotFound: 410 }, masked: 'Sorry.' },
+      execute: async () => ({ data: null, errors: [{ message: 'secret detail', extensions: {} }] }),
+    });
+    try {
+      expect((await fetch(`${t.base}/api/nothing`)).status).toBe(410);
+      const masked = await fetch(`${t.base}/api/cars`);
+      expect(masked.status).toBe(500);
+      expect(((await masked.json()) as any).ResponseStatus.Message).toBe('Sorry.');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('holds every code the facade answers with; field errors use field codes', () => {
+    const root = resolve(import.meta.dirname, '../../rest-facade');
+    const sources = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(join(root, f), 'utf8'))
+      .join('\n');
+    const named = (calls: string) =>
+      [...sources.matchAll(new RegExp(`\\b(?:${calls})\\(\\s*'([A-Z]\\w+)'`, 'g'))].map((m) => m[1]!);
+    const fieldCodes = named('fail|fieldError');
+    const codes = named('restError');
+    expect(fieldCodes.length).toBeGreaterThan(10);
+    expect(codes.length).toBeGreaterThan(5);
+    expect(fieldCodes.filter((c) => !(fieldErrorCodes as readonly string[]).includes(c))).toEqual([]);
+    expect(codes.filter((c) => !Object.hasOwn(errorTable.statusOf, c))).toEqual([]);
+  });
+});
+
 describe('the route table', () => {
   it('refuses a row whose operation or path argument the schema lacks', () => {
     const execute = async () => ({ data: null });
@@ -83,6 +125,7 @@ describe('the route table', () => {
     expect(() =>
       createFacade({
         schema,
+        errors: errorTable,
         publicUrl: 'https://x',
         execute,
         routes: [{ routes: [{ ...row, operation: 'things' }] }],
@@ -91,6 +134,7 @@ describe('the route table', () => {
     expect(() =>
       createFacade({
         schema,
+        errors: errorTable,
         publicUrl: 'https://x',
         execute,
         routes: [{ routes: [{ ...row, operation: 'car', path: '/cars/{CarId}' }] }],

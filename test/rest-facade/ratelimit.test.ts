@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimits } from '../../rest-facade/ratelimit.js';
+import { errorTable } from '../../src/shared/errors.js';
 import { createUser } from '../factories/accounts.js';
 import { waitFor } from '../support/wait.js';
 import { type RestEnv, startRest, useRest } from './support.js';
@@ -128,6 +129,7 @@ describe('the window', () => {
         windowMs: 300,
         identify: async () => ({ subject: null, key: 'anonymous' }),
         publicUrl: 'https://localhost',
+        errors: errorTable,
       }),
     );
     koa.use((ctx) => {
