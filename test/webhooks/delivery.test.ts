@@ -392,7 +392,9 @@ describe('outcomes', () => {
       return x.isActive ? undefined : x;
     });
     expect(sub.disabledReason).toBe('Failing');
-    expect(sub.consecutiveFailures).toBeGreaterThanOrEqual(4);
+    // The rule is time alone: the failure that opened the window and one at least 350 ms later. How many fell
+    // between depends on how busy the machine is.
+    expect(sub.consecutiveFailures).toBeGreaterThanOrEqual(2);
     const [d] = await rows(h, 'select status from webhook_delivery');
     expect(d!.status).toBe('Skipped');
   });
