@@ -1,6 +1,6 @@
 // Where the service's memory goes under load, per scenario (not a test: it prints, it asserts nothing). Each
 // scenario gets a fresh service process (so no scenario's peak carries into the next), compiled and started with
-// the Node flags of `npm start` (`nodeFlags()`), driven by 100 keep-alive connections; RSS, V8's heap (used, total,
+// the Node flags of `npm start` (`startFlags()`), driven by 100 keep-alive connections; RSS, V8's heap (used, total,
 // new and old space), memory outside it and the process's CPU are sampled every 200 ms.
 // `npx tsx test/bench/memory.ts [--cars 1000] [--duration 8] [--only S1,S2,S3]`; `MEMORY_NODE_OPTIONS` adds flags.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import type { ProbeStats } from './probe.js';
-import { buildCompiled, cpuOf, freePort, startDriver, startVariant } from './processes.js';
+import { buildCompiled, cpuOf, freePort, startDriver, startFlags, startVariant } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -47,7 +47,7 @@ try {
       ).flat(),
     );
   for (const { id, flags } of runs) {
-    const extra = [process.env.MEMORY_NODE_OPTIONS ?? '', flags].join(' ').trim();
+    const extra = process.env.MEMORY_NODE_OPTIONS ?? '';
     const port = await freePort();
     const origin = `https://localhost:${port}`;
     const svc = await startVariant(
@@ -69,8 +69,12 @@ try {
         OPS_EMAIL: 'ops@bench.example',
         OPS_PASSWORD: 'ops passphrase for the bench',
         ...(extra ? { NODE_OPTIONS: extra } : {}),
+        // `NAME=value` among the compared flags is an environment variable.
+        ...Object.fromEntries(flags.split(/\s+/).filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split('='))),
       },
       true,
+      // `npm start`'s flags, then those compared.
+      [...startFlags(), ...flags.split(/\s+/).filter((w) => w.startsWith('--'))],
     );
     try {
       const token = await clientCredentialsToken(
@@ -135,6 +139,7 @@ try {
         `| ${id} | ${flags || '–'} | ${Math.round(r.rps)} | ${r.p50Ms.toFixed(1)} | ${Math.round(cpu / Math.max(1, r.requests))} | ${r.errors} | ${mb(idle.rss)} | ${mb(peak.rss)} | ${mb(peak.heapUsed)} | ${mb(peak.heapTotal)} | ${mb(peak.spaces.new_space)} | ${mb(peak.spaces.old_space)} | ${mb((peak.spaces.large_object_space ?? 0) + (peak.spaces.new_large_object_space ?? 0))} | ${mb(peak.external)} | ${mb(peak.rss - peak.heapTotal - peak.external)} |`,
       );
       log(rows.at(-1)!);
+      if (r.firstError) log(`  ${id}: ${r.errors} errors, the first: ${r.firstError}`);
     } finally {
       await svc.stop();
     }

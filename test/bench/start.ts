@@ -2,7 +2,7 @@
 // L1 and P1, and gets the tokens the scenarios send from the service's own authorization server.
 import type pg from 'pg';
 import { clientActor, userActor } from '../../src/auth/actor.js';
-import { freePort, startVariant, type Variant } from './processes.js';
+import { freePort, startFlags, startVariant, type Variant } from './processes.js';
 import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
 import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';
 import { clientCredentialsToken, userToken } from './tokens.js';
@@ -53,6 +53,8 @@ export async function startAll(
         ...extra,
       },
       true,
+      // As `npm start` runs it.
+      startFlags(),
     );
     o.processes.set(name, v);
     return v;
