@@ -70,7 +70,12 @@ try {
         OPS_PASSWORD: 'ops passphrase for the bench',
         ...(extra ? { NODE_OPTIONS: extra } : {}),
         // `NAME=value` among the compared flags is an environment variable.
-        ...Object.fromEntries(flags.split(/\s+/).filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split('='))),
+        ...Object.fromEntries(
+          flags
+            .split(/\s+/)
+            .filter((w) => /^[A-Z_]+=/.test(w))
+            .map((w) => w.split('=')),
+        ),
       },
       true,
       // `npm start`'s flags, then those compared.
