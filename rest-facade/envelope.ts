@@ -3,7 +3,7 @@
 import type { SelectionSetNode } from 'graphql';
 import type { Payload } from './formats/index.js';
 import { pascal, toRest } from './names.js';
-import { extraPageFields } from './selection.js';
+import { extraPageFields, type FieldSelection } from './selection.js';
 import type { Route } from './table.js';
 
 interface PageData {
@@ -42,13 +42,13 @@ const omitNull = (key: string, value: unknown): unknown => {
   return value;
 };
 
-function metadata(route: Route, page: PageData, filter: readonly string[] | null) {
+function metadata(route: Route, page: PageData, fields: FieldSelection) {
   return {
     Total: page.total,
     Limit: page.limit,
     Offset: page.offset,
     Sort: { By: pascal(page.sort.by), Direction: page.sort.direction },
-    Filter: { Fields: (filter ?? []).map(pascal) },
+    Filter: { Fields: (fields ?? []).map(pascal) },
     // The one null the JSON keeps (CONTRACT §3).
     Distinct: page.distinct === null ? null : pascal(page.distinct),
     // Whatever else the search applied (a booking search's window), when it applied something.
@@ -61,11 +61,11 @@ function metadata(route: Route, page: PageData, filter: readonly string[] | null
  * result already has REST names (the facade aliases every field, selection.ts), so the nodes are written as they
  * are, without a PascalCase copy of a large page.
  */
-export function jsonEnvelope(route: Route, data: unknown, filter: readonly string[] | null): string {
+export function jsonEnvelope(route: Route, data: unknown, fields: FieldSelection): string {
   if (route.shape.kind === 'page') {
     const page = data as PageData;
     const nodes = JSON.stringify(page.nodes, omitNull);
-    return `{${JSON.stringify(route.plural)}:${nodes},"Metadata":${JSON.stringify(metadata(route, page, filter))}}`;
+    return `{${JSON.stringify(route.plural)}:${nodes},"Metadata":${JSON.stringify(metadata(route, page, fields))}}`;
   }
   if (data === undefined) return '{}';
   const key = JSON.stringify(route.shape.kind === 'many' ? route.plural : route.rest);
@@ -76,7 +76,7 @@ export function envelope(
   route: Route,
   data: unknown,
   nodeSelection: SelectionSetNode,
-  filter: readonly string[] | null,
+  fields: FieldSelection,
 ): Payload {
   const columns = columnsOf(nodeSelection);
   const base = {
@@ -89,7 +89,7 @@ export function envelope(
     const nodes = page.nodes.map((n) => toRest(n) as Record<string, unknown>);
     return {
       ...base,
-      envelope: { [route.plural]: nodes, Metadata: metadata(route, page, filter) },
+      envelope: { [route.plural]: nodes, Metadata: metadata(route, page, fields) },
       rows: nodes,
     };
   }

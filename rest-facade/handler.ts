@@ -13,7 +13,7 @@ import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
 import { type Caller, send } from './respond.js';
 import { fieldsOf, reachable } from './schema.model.js';
-import { nodeSelection, pageSelection, parseEmbed, parseFilter } from './selection.js';
+import { nodeSelection, pageSelection, parseEmbed, parseFieldSelection } from './selection.js';
 import type { Route, RouteTable } from './table.js';
 
 const DEFAULT_TTL = 10;
@@ -150,7 +150,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     const embed = isGet
       ? parseEmbed(control('embed'), deps.schema, table.names, node, single)
       : parseEmbed(undefined, deps.schema, table.names, node, single);
-    const filter = isGet ? parseFilter(control('filter'), node) : null;
+    const fields = isGet ? parseFieldSelection(control('filter'), node) : null;
     // A predefined route (`/api/GetCar?Id=…`, CONTRACT §16) carries the path parameters as properties.
     const pathValue = (param: string) => pathParams.get(param) ?? propertyText(params, param);
     // CONTRACT §13: a NUL anywhere in the path is InvalidValue naming the parameter, before any format rule.
@@ -169,12 +169,12 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     if (route.def.method === 'PATCH') checkReadOnly(route, params, bound.used);
 
     const args = route.field.args.filter((a) => Object.hasOwn(bound.variables, a.name));
-    const shapeKey = `${embed.mode}:${[...embed.pairs].join(',')}|${filter?.join(',') ?? '*'}|${args.map((a) => a.name).join(',')}`;
+    const shapeKey = `${embed.mode}:${[...embed.pairs].join(',')}|${fields?.join(',') ?? '*'}|${args.map((a) => a.name).join(',')}`;
     const { nodes, document } = documents.plan(route, shapeKey, () => {
       const nodes =
         route.shape.kind === 'deleted'
           ? nodeSelection(node, { mode: 'none', pairs: new Set() }, ['id'])
-          : nodeSelection(node, embed, filter);
+          : nodeSelection(node, embed, fields);
       const document = documents.get({
         operation: route.operation,
         field: route.field.name,
@@ -199,7 +199,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
 
     if (isGet && format === 'json') {
       // JSON, the common case: written in one pass from the execution result (envelope.ts).
-      const body = jsonEnvelope(route, data, filter);
+      const body = jsonEnvelope(route, data, fields);
       const rep: CachedResponse = {
         body,
         headers: { 'Content-Type': contentTypes.json },
@@ -209,7 +209,7 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       flight.done?.(rep);
       return sendRepresentation(ctx, rep, ttl);
     }
-    const payload = envelope(route, data, nodes, filter);
+    const payload = envelope(route, data, nodes, fields);
     const url = new URL(ctx.originalUrl, base);
     const r = render(payload, format, url);
     if (isGet) {

@@ -1,4 +1,5 @@
-// `filter` and `embed` turned into a GraphQL selection set, from field names validated against the schema.
+// `filter` (a field selection) and `embed` turned into a GraphQL selection set, from field names validated against
+// the schema.
 import {
   type FieldNode,
   type GraphQLObjectType,
@@ -19,11 +20,12 @@ export interface EmbedSpec {
   pairs: ReadonlySet<string>;
 }
 
-export interface Selection {
-  embed: EmbedSpec;
-  /** Canonical field names of the top-level resource, or null when unfiltered. */
-  filter: readonly string[] | null;
-}
+/**
+ * The top-level resource's fields a client chose with the `filter` parameter (CONTRACT §3), by canonical name,
+ * `id` implied; null when it chose none and every field comes back. The public name says `filter`, but it picks
+ * fields, never rows (which rows come back is a search's arguments' job).
+ */
+export type FieldSelection = readonly string[] | null;
 
 /** Embedded descendants are followed this deep at most; the resource graph has no longer paths. */
 const MAX_DEPTH = 4;
@@ -69,11 +71,11 @@ function embedded(t: GraphQLObjectType, field: string, embed: EmbedSpec): boolea
 export function nodeSelection(
   t: GraphQLObjectType,
   embed: EmbedSpec,
-  filter: readonly string[] | null = null,
+  fields: FieldSelection = null,
   depth = 0,
 ): SelectionSetNode {
   const { plain, embeds } = fieldsOf(t);
-  const wanted = (name: string): boolean => filter === null || name === 'id' || filter.includes(name);
+  const wanted = (name: string): boolean => fields === null || name === 'id' || fields.includes(name);
   const out: FieldNode[] = [];
   for (const f of plain) {
     if (!wanted(f.name)) continue;
@@ -81,8 +83,8 @@ export function nodeSelection(
     out.push(isObjectType(named) ? restField(f.name, valueSelection(named)) : restField(f.name));
   }
   for (const f of embeds) {
-    const listed = filter?.includes(f.name) ?? false;
-    if (!listed && (filter !== null || !embedded(t, f.name, embed) || depth >= MAX_DEPTH)) continue;
+    const listed = fields?.includes(f.name) ?? false;
+    if (!listed && (fields !== null || !embedded(t, f.name, embed) || depth >= MAX_DEPTH)) continue;
     const child = getNamedType(f.type) as GraphQLObjectType;
     out.push(restField(f.name, nodeSelection(child, embed, null, depth + 1)));
   }
@@ -116,8 +118,8 @@ const list = (raw: string): string[] =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
-/** `filter=make,Model` → canonical field names; an unknown one is 400 naming `Filter`. */
-export function parseFilter(raw: string | undefined, t: GraphQLObjectType): string[] | null {
+/** `filter=make,Model` → the field selection, by canonical name; an unknown field is 400 naming `Filter`. */
+export function parseFieldSelection(raw: string | undefined, t: GraphQLObjectType): FieldSelection {
   if (raw === undefined || raw.trim() === '') return null;
   const { plain, embeds } = fieldsOf(t);
   const names = [...plain, ...embeds].map((f) => f.name);

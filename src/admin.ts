@@ -1,7 +1,7 @@
 // Command-line administration against the configured database (CONTRACT §12); prints JSON.
 import { parseArgs } from 'node:util';
+import { type Actor, apiScopes } from './access/actor.js';
 import { createUserAccount } from './accounts/account.commands.js';
-import { type Actor, apiScopes } from './auth/actor.js';
 import { clientNextStep, createClientFromCli } from './clientapps/client-application.cli.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';

@@ -1,9 +1,9 @@
 // First start on an empty database: the operator account (OPS_EMAIL/OPS_PASSWORD, or generated and printed once).
 import { randomBytes } from 'node:crypto';
+import { type Actor, apiScopes } from './access/actor.js';
 import { createUserAccount } from './accounts/account.commands.js';
-import { type Actor, apiScopes } from './auth/actor.js';
-import { ensureDashboardClient } from './clientapps/first-party.js';
 import type { Orm } from './db/orm.js';
+import { ensureDashboardClient } from './oauth/first-party.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 

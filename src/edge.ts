@@ -1,7 +1,7 @@
 // The HTTP edge every request passes first: its request id and log line, the proxy rule, and error shaping.
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
-import { bearerChallenge } from './auth/challenge.js';
+import { bearerChallenge } from './access/challenge.js';
 import { type ErrorCode, isDomainError, responseStatus } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 

@@ -1,29 +1,32 @@
 // Starts and stops the whole service: database, GraphQL, listeners and background timers.
+
+import type { Authenticator } from './access/authenticate.js';
 import { createApp } from './app.js';
-import type { Authenticator } from './auth/authenticate.js';
-import { type AuthServer, createAuthServer } from './auth/oauth.server.js';
 import { bookingPolicy } from './bookings/booking.policy.js';
 import { startBookingTimers } from './bookings/booking.timers.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { watchPool } from './db/pool.metrics.js';
+import {
+  type DeliveryOptions,
+  type DeliveryRuntime,
+  deliverySettings,
+  startDelivery,
+} from './delivery/delivery.runtime.js';
 import { type EventBus, localBus, redisBus } from './events/bus.js';
+import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import { buildSchema } from './graphql/schema.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
+import { type AuthServer, createAuthServer } from './oauth/server.js';
 import { listen } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
 import { loadCertificate, selfSignedCertPath } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
-import {
-  startWebhooks,
-  type WebhookRuntime,
-  type WebhookRuntimeOptions,
-  webhookSettings,
-} from './webhooks/webhooks.runtime.js';
+import { fanOutBatch } from './webhooks/fanout.js';
 
 export interface Service {
   port: number;
@@ -44,12 +47,10 @@ export interface ServiceOptions {
   /** Background sweeps (verification expiry, booking timers); off in tests, which run them with their own clock. */
   timers?: boolean;
   /**
-   * Webhook fan-out and delivery workers: on with the timers unless given. Tests pass overrides (a fast retry
-   * schedule, short polls, a CA for their receivers) or `false`.
+   * Webhook delivery workers: on with the timers unless given. Tests pass overrides (a fast retry schedule, short
+   * polls, a CA for their receivers) or `false`. The outbox relay (fan-out, the event bus) runs either way.
    */
-  webhooks?:
-    | Partial<Omit<WebhookRuntimeOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'bus' | 'metrics'>>
-    | false;
+  webhooks?: Partial<Omit<DeliveryOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'metrics'>> | false;
 }
 
 const SWEEP_MS = 60_000;
@@ -68,7 +69,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const ownsDb = !opts.db;
   let auth: AuthServer | undefined;
   let bus: EventBus | undefined;
-  let webhooks: WebhookRuntime | undefined;
+  let relay: OutboxRelay | undefined;
+  let delivery: DeliveryRuntime | undefined;
   try {
     await bootstrap(db.orm, {
       email: config.OPS_EMAIL,
@@ -141,16 +143,26 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       const policy = bookingPolicy(config.BOOKING_LEAD_MINUTES);
       timers.push(startBookingTimers({ orm: db.orm, clock, policy, log }));
     }
-    // Fan-out and delivery run in every instance; claims with SKIP LOCKED and leases share the work.
+    // Committed events are fanned out and published on the bus in every instance, delivering or not, so
+    // subscribers hear them all; SKIP LOCKED shares the work.
+    relay = startOutboxRelay({
+      orm: db.orm,
+      databaseUrl: db.url,
+      clock,
+      log,
+      bus,
+      take: fanOutBatch,
+      onTaken: () => delivery?.wake(),
+    });
+    // Delivery runs in every instance unless turned off; claims with SKIP LOCKED and leases share the work.
     if (opts.webhooks !== undefined ? opts.webhooks !== false : opts.timers !== false)
-      webhooks = await startWebhooks({
+      delivery = await startDelivery({
         orm: db.orm,
         databaseUrl: db.url,
         clock,
         log,
-        bus,
         metrics,
-        ...webhookSettings(config),
+        ...deliverySettings(config),
         ...(opts.webhooks || {}),
       });
 
@@ -161,11 +173,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       certPath: tls.certPath,
       db,
       async stop() {
-        // Drained side by side: HTTP and WebSocket clients, deliveries in flight, a sweep in progress. Events
-        // committed meanwhile wait in the outbox for the next fan-out, here or on another instance.
+        // Drained side by side: HTTP and WebSocket clients, the relay's batch in hand, deliveries in flight, a
+        // sweep in progress. Events committed meanwhile wait in the outbox for a relay here or on another instance.
         await Promise.all([
           listeners.close().then(() => app.stop()),
-          webhooks?.stop(),
+          relay?.stop(),
+          delivery?.stop(),
           ...timers.map((t) => t.stop()),
         ]);
         await bus?.close();
@@ -174,7 +187,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       },
     };
   } catch (e) {
-    await webhooks?.stop();
+    await relay?.stop();
+    await delivery?.stop();
     await bus?.close();
     await auth?.close();
     if (ownsDb) await db.close();

@@ -15,7 +15,7 @@ function cell(value: unknown): string {
 const row = (cells: string[]): string => `${cells.join(',')}\r\n`;
 
 /**
- * `rows` are PascalCase objects; `columns` the header (Id plus the resource's fields, or the filter's).
+ * `rows` are PascalCase objects; `columns` the header (Id plus the resource's fields, or the field selection's).
  * A column missing from every row is still written, as ServiceStack writes a type's every property.
  */
 export function csv(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {

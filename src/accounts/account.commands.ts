@@ -1,9 +1,9 @@
 // The business verbs of accounts and profiles.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass, roles as allRoles, isSelf, type Role } from '../auth/actor.js';
+import { actorClass, roles as allRoles, isSelf, type Role } from '../access/actor.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Clock } from '../shared/clock.js';
+import type { CommandContext } from '../graphql/context.js';
 import { DomainError, fieldLabel, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
@@ -12,12 +12,6 @@ import { canAdministerAccounts, canSeeAccount } from './account.rules.js';
 import { checkPassword, hashPassword, verifyPassword } from './password.js';
 import { Profile } from './profile.entity.js';
 import { type AccountStatus, accountStatuses, UserAccount } from './user-account.entity.js';
-
-export interface CommandContext {
-  em: EntityManager;
-  actor: Actor;
-  clock: Clock;
-}
 
 export interface CreateUserAccountInput {
   username?: string | null;

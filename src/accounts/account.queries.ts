@@ -1,6 +1,6 @@
 // Reading accounts and profiles, with their visibility rules.
 
-import { actorClass, hasScope } from '../auth/actor.js';
+import { actorClass, hasScope } from '../access/actor.js';
 import { plainRows } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';

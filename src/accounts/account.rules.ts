@@ -1,5 +1,5 @@
 // Who may see and change accounts and profiles (CONTRACT §5, §7).
-import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
+import { type Actor, actorClass, hasScope, isSelf } from '../access/actor.js';
 
 /** A whole account: the person themself, ops, and client applications with `users:read`. */
 export function canSeeAccount(actor: Actor, userId: string): boolean {

@@ -1,6 +1,6 @@
 // A person's account: credentials, roles and status. The profile holds what others may see.
 import { defineEntity, p } from '@mikro-orm/core';
-import type { Role } from '../auth/actor.js';
+import type { Role } from '../access/actor.js';
 
 export const accountStatuses = ['Active', 'Suspended'] as const;
 export type AccountStatus = (typeof accountStatuses)[number];

@@ -3,7 +3,7 @@
 // operators or client applications may run declares neither an entry nor why it is not administrative.
 
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass } from '../auth/actor.js';
+import { type Actor, actorClass } from '../access/actor.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { AuditEntry, type AuditSubjectType } from './audit-entry.entity.js';

@@ -1,6 +1,6 @@
 // Requesting a booking (CONTRACT §6 request): a verified borrower asks for a free period of a bookable car
 // that is not theirs; the car's AutoApprove makes it Approved at once.
-import { isSelf } from '../auth/actor.js';
+import { isSelf } from '../access/actor.js';
 import type { Car } from '../cars/car.entity.js';
 import type { Context } from '../graphql/context.js';
 import { forbidden, notFound, ruleViolation } from '../shared/errors.js';

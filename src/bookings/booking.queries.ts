@@ -1,6 +1,6 @@
 // Reading bookings (CONTRACT §6 "Who sees which bookings"): the caller's bookings, a car's bookings, one booking.
 
-import { isSelf } from '../auth/actor.js';
+import { isSelf } from '../access/actor.js';
 import { carById } from '../cars/car.loaders.js';
 import { plainRows } from '../db/rows.js';
 import { searchRows, whereEquals } from '../db/search.js';

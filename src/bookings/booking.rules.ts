@@ -1,5 +1,5 @@
 // Who may see a booking and who may move it where (CONTRACT §6): the transition table and its refusals.
-import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
+import { type Actor, actorClass, hasScope, isSelf } from '../access/actor.js';
 import { DomainError, forbidden, invalidState, notFound } from '../shared/errors.js';
 import type { BookingState, CarBooking } from './car-booking.entity.js';
 

@@ -1,7 +1,7 @@
 // Locking and unlocking a car (CONTRACT §7): the borrower of its InUse booking, the owner while no booking is
 // InUse, ops any time; idempotent. Lives with bookings because who may act depends on the InUse booking.
-import { type Actor, actorClass, isSelf } from '../auth/actor.js';
-import { requireScope } from '../auth/permissions.js';
+import { type Actor, actorClass, isSelf } from '../access/actor.js';
+import { requireScope } from '../access/permissions.js';
 import type { Car, LockState } from '../cars/car.entity.js';
 import { canSeeCar } from '../cars/car.rules.js';
 import { DomainError, forbidden, notFound } from '../shared/errors.js';

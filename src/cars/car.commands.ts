@@ -1,8 +1,7 @@
 // The business verbs of cars: create, update, delete, list and unlist. Cars raise no events (CONTRACT §8).
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { actorClass } from '../access/actor.js';
 import { UserAccount } from '../accounts/user-account.entity.js';
-import { type Actor, actorClass } from '../auth/actor.js';
-import type { Clock } from '../shared/clock.js';
+import type { CommandContext } from '../graphql/context.js';
 import { DomainError, forbidden } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
@@ -12,12 +11,6 @@ import { Car, type CarStatus } from './car.entity.js';
 import { loadManagedCar } from './car.rules.js';
 import { type CarDetailsInput, checkCarDetails } from './car-details.js';
 import type { CarOccupancy } from './car-occupancy.js';
-
-export interface CommandContext {
-  em: EntityManager;
-  actor: Actor;
-  clock: Clock;
-}
 
 export interface CreateCarInput extends CarDetailsInput {
   /** Ops only: the user the car is registered for. */

@@ -1,17 +1,8 @@
 // Cars by id, and whether users own any car, batched per request.
-import { placeholders, readRows } from '../db/rows.js';
-import { byKey, defineLoader } from '../graphql/loaders.js';
+import { defineLoader, rowsByUniqueKey } from '../graphql/loaders.js';
 import { Car } from './car.entity.js';
 
-/** Plain rows shaped like the entity (src/db/rows.ts): for reading, never for changing. */
-export const carById = defineLoader<string, Car | null>('carById', async (em, ids) =>
-  byKey(
-    ids,
-    await readRows(em, Car, `select * from car where id in (${placeholders(ids.length)})`, ids),
-    (c) => c.id,
-    null,
-  ),
-);
+export const carById = rowsByUniqueKey('carById', Car, 'car', 'id', (c) => c.id);
 
 /** UserAccount.isCarOwner: one statement for every account on the page (index on owner_id). */
 export const isCarOwner = defineLoader<string, boolean>('isCarOwner', async (em, userIds) => {

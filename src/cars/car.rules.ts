@@ -1,7 +1,7 @@
 // Who may see and manage a car (CONTRACT §4, §7): users see Listed cars and their own; owners and ops manage.
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
+import { type Actor, actorClass, hasScope, isSelf } from '../access/actor.js';
 import { forbidden, notFound } from '../shared/errors.js';
 import { Car } from './car.entity.js';
 

@@ -1,9 +1,10 @@
 // Declaring and removing the times a car cannot be booked; by its owner or ops (CONTRACT §7).
+
+import type { CommandContext } from '../graphql/context.js';
 import { DomainError, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { checkRange } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
-import type { CommandContext } from './car.commands.js';
 import { loadManagedCar } from './car.rules.js';
 import { type CarOccupancy, isOccupied } from './car-occupancy.js';
 import { Unavailability, type UnavailabilityReason, unavailabilityReasons } from './unavailability.entity.js';

@@ -1,6 +1,6 @@
 // `npm run admin -- create-client ...` (CONTRACT §12): creates a client application and prints its secret once.
 import { parseArgs } from 'node:util';
-import { type Actor, apiScopes } from '../auth/actor.js';
+import { type Actor, apiScopes } from '../access/actor.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../shared/clock.js';
 import { selfSignedCertPath } from '../tls.js';

@@ -1,10 +1,8 @@
 // The business verbs of client applications (ops only): create, update, rotate the secret, suspend, reactivate,
 // delete. Suspending and deleting revoke every token, grant and remembered consent of the app in the same
 // transaction; the database then tells every instance to drop what it cached.
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../auth/actor.js';
-import { isScope } from '../auth/scope.catalogue.js';
-import type { Clock } from '../shared/clock.js';
+import { isScope } from '../access/scope.catalogue.js';
+import type { CommandContext } from '../graphql/context.js';
 import { forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
@@ -16,12 +14,6 @@ import {
 } from './client-application.entity.js';
 import { hashSecret, newClientId, newClientSecret } from './client-secret.js';
 import { checkRedirectUris } from './redirect-uris.js';
-
-export interface CommandContext {
-  em: EntityManager;
-  actor: Actor;
-  clock: Clock;
-}
 
 export interface ClientApplicationInput {
   name?: string | null;

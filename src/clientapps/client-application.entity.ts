@@ -1,6 +1,6 @@
 // A client application: an OAuth client of the authorization server (CONTRACT §5). Its secret is kept only as a hash.
 import { defineEntity, p } from '@mikro-orm/core';
-import type { Scope } from '../auth/actor.js';
+import type { Scope } from '../access/actor.js';
 
 export const clientApplicationStatuses = ['Active', 'Suspended'] as const;
 export type ClientApplicationStatus = (typeof clientApplicationStatuses)[number];

@@ -1,8 +1,10 @@
 // The audit trail page: filters (subject, actor, action, period) and the entries, newest first; and the link
 // every subject's page shows to its own entries.
-import { BASE } from './dashboard.layout.js';
+
+import { auditSubjectTypes } from '../audit/audit-entry.entity.js';
 import { pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
+import { BASE } from './layout.js';
 import { shortId, shortIdLink } from './short-id.js';
 
 export interface Entry {
@@ -15,15 +17,6 @@ export interface Entry {
   subjectId: string;
   requestId: string | null;
 }
-
-export const subjectTypes = [
-  'UserAccount',
-  'Car',
-  'CarBooking',
-  'Verification',
-  'ClientApplication',
-  'WebhookSubscription',
-] as const;
 
 export interface AuditQuery {
   subjectType: string;
@@ -63,7 +56,7 @@ function filters(f: AuditQuery): Html {
   const opt = (v: string, text: string) =>
     html`<option value="${v}"${v === f.subjectType ? html` selected` : ''}>${text}</option>`;
   return html`<form class="filters" method="get" action="${BASE}/audit" role="search">
-<p><label for="f-subjectType">Subject type</label> <select id="f-subjectType" name="subjectType">${opt('', 'Any')}${subjectTypes.map((t) => opt(t, t))}</select></p>
+<p><label for="f-subjectType">Subject type</label> <select id="f-subjectType" name="subjectType">${opt('', 'Any')}${auditSubjectTypes.map((t) => opt(t, t))}</select></p>
 <p><label for="f-subjectId">Subject id</label> <input id="f-subjectId" name="subjectId" value="${f.subjectId}" autocomplete="off" size="38"></p>
 <p><label for="f-actorId">Actor id</label> <input id="f-actorId" name="actorId" value="${f.actorId}" autocomplete="off" size="38"></p>
 <p><label for="f-action">Action</label> <input id="f-action" name="action" value="${f.action}" autocomplete="off" size="24"></p>

@@ -1,9 +1,10 @@
 // The audit trail: who changed what, filtered by subject, actor, action and period (CONTRACT §18).
 import type Router from '@koa/router';
-import { type AuditQuery, auditPage, type Entry, subjectTypes } from './audit.pages.js';
-import { describeError } from './dashboard.errors.js';
-import type { Kit } from './dashboard.kit.js';
-import { dayStart, malformedIds, param } from './query.js';
+import { auditSubjectTypes } from '../audit/audit-entry.entity.js';
+import { type AuditQuery, auditPage, type Entry } from './audit.pages.js';
+import { describeError } from './errors.js';
+import type { Kit } from './kit.js';
+import { dayStart, malformedIds, noResults, offsetOf, oneOf, param } from './query.js';
 
 const SEARCH = `query($subjectType: AuditSubjectType, $subjectId: UUID, $actorId: UUID, $action: String,
   $from: DateTime, $to: DateTime, $offset: Int) {
@@ -19,21 +20,20 @@ const labels = {
   action: 'Action',
 };
 
-export function auditRoutes(router: Router, kit: Kit): void {
+export function serveAuditPages(router: Router, kit: Kit): void {
   router.get(
     '/audit',
     kit.operator(async (ctx, op) => {
-      const type = param(ctx, 'subjectType');
       const f: AuditQuery = {
-        subjectType: (subjectTypes as readonly string[]).includes(type) ? type : '',
+        subjectType: oneOf(param(ctx, 'subjectType'), auditSubjectTypes),
         subjectId: param(ctx, 'subjectId'),
         actorId: param(ctx, 'actorId'),
         action: param(ctx, 'action'),
         from: param(ctx, 'from'),
         to: param(ctx, 'to'),
       };
-      const offset = Number(ctx.query.offset ?? 0) || 0;
-      const empty = { total: 0, limit: 50, offset: 0, nodes: [] };
+      const offset = offsetOf(ctx.query);
+      const empty = noResults(50);
       const malformed = malformedIds({ subjectId: f.subjectId, actorId: f.actorId }, labels);
       if (malformed)
         return op.page({

@@ -4,10 +4,10 @@
 import { bookingStates } from '../bookings/car-booking.entity.js';
 import { auditLink } from './audit.pages.js';
 import { badge, carPath, fullName, type Person } from './cars.pages.js';
-import type { Problem } from './dashboard.errors.js';
-import { BASE } from './dashboard.layout.js';
+import type { Problem } from './errors.js';
 import { csrfField, fieldError, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
+import { BASE } from './layout.js';
 import { shortId, shortIdLink } from './short-id.js';
 
 /** Each state with the date the booking entered it, in the order a booking lives them. */

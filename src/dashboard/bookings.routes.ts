@@ -10,11 +10,11 @@ import {
   bookingPath,
   bookingsPage,
 } from './bookings.pages.js';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, type Op, text } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
-import { dayStart, malformedIds, param } from './query.js';
+import { type Kit, type Op, text } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
+import { dayStart, malformedIds, noResults, offsetOf, oneOf, param } from './query.js';
 
 const ROW = `id reference state carId borrowerId startDateUtc endDateUtc requestedDateUtc
   car { make model } borrower { firstName lastName }`;
@@ -48,26 +48,25 @@ async function load(ctx: Koa.Context, op: Op): Promise<BookingDetail | undefined
   return undefined;
 }
 
-export function bookingRoutes(router: Router, kit: Kit): void {
+export function serveBookingPages(router: Router, kit: Kit): void {
   router.get(
     '/bookings',
     kit.operator(async (ctx, op) => {
-      const state = param(ctx, 'state');
       const f: BookingQuery = {
-        state: (bookingStates as readonly string[]).includes(state) ? state : '',
+        state: oneOf(param(ctx, 'state'), bookingStates),
         reference: param(ctx, 'reference'),
         carId: param(ctx, 'carId'),
         borrowerId: param(ctx, 'borrowerId'),
         from: param(ctx, 'from'),
         to: param(ctx, 'to'),
       };
-      const offset = Number(ctx.query.offset ?? 0) || 0;
+      const offset = offsetOf(ctx.query);
       const malformed = malformedIds({ carId: f.carId, borrowerId: f.borrowerId }, labels);
       if (malformed)
         return op.page({
           title: 'Bookings',
           section: 'bookings',
-          body: bookingsPage({ total: 0, limit: 25, offset: 0, nodes: [] }, f),
+          body: bookingsPage(noResults(), f),
           problem: malformed,
         });
       const r = await op.api.run<{
@@ -84,7 +83,7 @@ export function bookingRoutes(router: Router, kit: Kit): void {
       op.page({
         title: 'Bookings',
         section: 'bookings',
-        body: bookingsPage(r.ok ? r.data.bookings : { total: 0, limit: 25, offset: 0, nodes: [] }, f),
+        body: bookingsPage(r.ok ? r.data.bookings : noResults(), f),
         problem: r.ok ? undefined : describeError(r.error, labels),
       });
     }),

@@ -1,9 +1,10 @@
 // The cars pages: search by make, owner and status; one car with its verifications, bookings and unavailability,
 // and the list / unlist actions.
+import { carStatuses } from '../cars/car.entity.js';
 import { auditLink } from './audit.pages.js';
-import { BASE } from './dashboard.layout.js';
 import { actionButton, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
+import { BASE } from './layout.js';
 import { shortId, shortIdLink } from './short-id.js';
 
 /** A person as operators know them: full name (display names are shortened for other users). */
@@ -62,7 +63,6 @@ export interface CarQuery {
   status: string;
 }
 
-export const carStatuses = ['Draft', 'Listed', 'Unlisted'] as const;
 export const badge = (s: string): Html => html`<span class="badge badge-${s.toLowerCase()}">${s}</span>`;
 export const carPath = (id: string) => `${BASE}/cars/${id}`;
 

@@ -1,6 +1,7 @@
 // Cars: search by make, owner and status; one car's page; list and unlist as an operator.
 import type Router from '@koa/router';
 import type Koa from 'koa';
+import { carStatuses } from '../cars/car.entity.js';
 import {
   type BookingRow,
   type CarDetail,
@@ -8,15 +9,14 @@ import {
   type CarRow,
   carPage,
   carPath,
-  carStatuses,
   carsPage,
   type Unavailability,
 } from './cars.pages.js';
-import { describeError } from './dashboard.errors.js';
-import type { Kit } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
-import { malformedIds, param } from './query.js';
+import type { Kit } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
+import { malformedIds, noResults, offsetOf, oneOf, param } from './query.js';
 
 type Page<T> = { total: number; limit: number; offset: number; nodes: T[] };
 
@@ -41,23 +41,22 @@ const labels = { ownerId: 'Owner (user id)', make: 'Make', id: 'Car' };
 const idOf = (ctx: Koa.Context) => String(ctx.params.id);
 const backToCars = html`<p><a href="${BASE}/cars">Back to the cars</a></p>`;
 
-export function carRoutes(router: Router, kit: Kit): void {
+export function serveCarPages(router: Router, kit: Kit): void {
   router.get(
     '/cars',
     kit.operator(async (ctx, op) => {
-      const status = param(ctx, 'status');
       const f: CarQuery = {
         make: param(ctx, 'make'),
         ownerId: param(ctx, 'ownerId'),
-        status: (carStatuses as readonly string[]).includes(status) ? status : '',
+        status: oneOf(param(ctx, 'status'), carStatuses),
       };
-      const offset = Number(ctx.query.offset ?? 0) || 0;
+      const offset = offsetOf(ctx.query);
       const malformed = malformedIds({ ownerId: f.ownerId }, labels);
       if (malformed)
         return op.page({
           title: 'Cars',
           section: 'cars',
-          body: carsPage({ total: 0, limit: 25, offset: 0, nodes: [] }, f),
+          body: carsPage(noResults(), f),
           problem: malformed,
         });
       const r = await op.api.run<{ cars: Page<CarRow> }>(SEARCH, {
@@ -69,7 +68,7 @@ export function carRoutes(router: Router, kit: Kit): void {
       op.page({
         title: 'Cars',
         section: 'cars',
-        body: carsPage(r.ok ? r.data.cars : { total: 0, limit: 25, offset: 0, nodes: [] }, f),
+        body: carsPage(r.ok ? r.data.cars : noResults(), f),
         problem: r.ok ? undefined : describeError(r.error, labels),
       });
     }),

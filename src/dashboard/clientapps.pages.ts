@@ -1,12 +1,12 @@
 // The client application pages: the list, the registration form, one app with its integration panel and
 // actions, the secret shown once, and the delete confirmation.
-import { apiScopes, scopes } from '../auth/actor.js';
-import { scopeDescriptions } from '../auth/scope.catalogue.js';
+import { apiScopes, scopes } from '../access/actor.js';
+import { scopeDescriptions } from '../access/scope.catalogue.js';
 import { auditLink } from './audit.pages.js';
-import type { Problem } from './dashboard.errors.js';
-import { BASE } from './dashboard.layout.js';
+import type { Problem } from './errors.js';
 import { actionButton, type Choice, checkboxes, csrfField, fieldError, secretField } from './forms.js';
 import { type Html, html, when } from './html.js';
+import { BASE } from './layout.js';
 
 export interface App {
   id: string;

@@ -12,10 +12,11 @@ import {
   listPage,
   secretPage,
 } from './clientapps.pages.js';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, type Op, text, values } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
+import { type Kit, type Op, text, values } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
+import { offsetOf } from './query.js';
 
 const FIELDS = `id name description clientId grantTypes redirectUris allowedScopes allowRefresh isFirstParty status
   lastUsedDateUtc connectedUsers createdDateUtc lastModifiedDateUtc`;
@@ -66,13 +67,13 @@ async function load(ctx: Koa.Context, op: Op): Promise<App | undefined> {
 
 const listBack = () => html`<p><a href="${BASE}/clients">All client applications</a></p>`;
 
-export function clientAppRoutes(router: Router, kit: Kit): void {
+export function serveClientAppPages(router: Router, kit: Kit): void {
   const { operator, publicUrl, caFile } = kit;
 
   router.get(
     '/clients',
     operator(async (ctx, op) => {
-      const offset = Number(ctx.query.offset ?? 0) || 0;
+      const offset = offsetOf(ctx.query);
       const r = await op.api.run<{
         clientApplications: { total: number; limit: number; offset: number; nodes: App[] };
       }>(LIST, { offset });

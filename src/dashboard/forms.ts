@@ -1,6 +1,6 @@
 // Pieces of forms shared by the pages: the CSRF field, one-button action forms, labelled fields that point at
 // their own error, checkbox groups, secrets with a copy button, and a pager.
-import type { Problem } from './dashboard.errors.js';
+import type { Problem } from './errors.js';
 import { type Html, href, html } from './html.js';
 
 export const csrfField = (csrf: string): Html => html`<input type="hidden" name="csrf" value="${csrf}">`;

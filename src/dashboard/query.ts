@@ -1,12 +1,23 @@
-// Reading a page's search parameters: one trimmed string each, and dates typed as days (UTC).
+// Reading a page's search parameters: one trimmed string each, a choice from a list, the offset, and dates typed
+// as days (UTC).
 import type Koa from 'koa';
-import type { Problem } from './dashboard.errors.js';
+import type { Problem } from './errors.js';
 
 /** A query-string value as one trimmed string, at most 200 characters ('' when absent). */
 export function param(ctx: Koa.Context, key: string): string {
   const v = ctx.query[key];
   return (Array.isArray(v) ? (v[0] ?? '') : (v ?? '')).trim().slice(0, 200);
 }
+
+/** The value if it is one of `allowed` (a state, a kind), '' (any) for anything else. */
+export const oneOf = <T extends string>(value: unknown, allowed: readonly T[]): T | '' =>
+  allowed.includes(value as T) ? (value as T) : '';
+
+/** Where a list page starts: the `offset` parameter, 0 when absent or not a number (the API bounds it). */
+export const offsetOf = (query: Readonly<Record<string, unknown>>): number => Number(query.offset ?? 0) || 0;
+
+/** The page a search shows with nothing found, when the API was not asked or refused. */
+export const noResults = (limit = 25) => ({ total: 0, limit, offset: 0, nodes: [] as never[] });
 
 /** `2026-07-01` → that day's start in UTC as the API takes it; anything else is passed on for the API to refuse. */
 export function dayStart(day: string): string | null {

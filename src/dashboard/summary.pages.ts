@@ -1,8 +1,8 @@
 // The summary page: bookings requested, used and completed per period in a table, the state of the car share
 // (bookings by state as a chart, accounts and cars to review) beside it.
 import { barChart } from './chart.js';
-import { BASE } from './dashboard.layout.js';
 import { type Html, html, when } from './html.js';
+import { BASE } from './layout.js';
 
 interface Summary {
   fromUtc: string;

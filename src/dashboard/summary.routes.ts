@@ -1,8 +1,8 @@
 // The summary page (the dashboard's home): the report of CONTRACT §7 for today, this week and this month (UTC).
 import type Router from '@koa/router';
-import { describeError } from './dashboard.errors.js';
-import type { Kit } from './dashboard.kit.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
+import type { Kit } from './kit.js';
 import { type Periods, summaryPage } from './summary.pages.js';
 
 const FIELDS = `fromUtc toUtc bookingsInRange { created used completed }
@@ -23,7 +23,7 @@ export function periodStarts(now: Date): { day: Date; week: Date; month: Date } 
   return { day, week, month };
 }
 
-export function summaryRoutes(router: Router, kit: Kit): void {
+export function serveSummaryPages(router: Router, kit: Kit): void {
   router.get(
     '/',
     kit.operator(async (_ctx, op) => {

@@ -1,8 +1,8 @@
 // The users page: search by e-mail or name, each account's roles, status and verifications, suspend / reactivate.
 import { auditLink } from './audit.pages.js';
-import { BASE } from './dashboard.layout.js';
 import { actionButton, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
+import { BASE } from './layout.js';
 
 export interface Account {
   id: string;

@@ -1,9 +1,10 @@
 // Users: search by e-mail address or name, and suspend / reactivate an account.
 import type Router from '@koa/router';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, text } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { href, html } from './html.js';
+import { type Kit, text } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
+import { offsetOf } from './query.js';
 import { type Account, usersPage } from './users.pages.js';
 
 const SEARCH = `query($search: String, $status: AccountStatus, $offset: Int) {
@@ -21,14 +22,14 @@ const ACTIONS = {
   },
 } as const;
 
-export function userRoutes(router: Router, kit: Kit): void {
+export function serveUserPages(router: Router, kit: Kit): void {
   router.get(
     '/users',
     kit.operator(async (ctx, op) => {
       const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 200) : '';
       const status =
         ctx.query.status === 'Active' || ctx.query.status === 'Suspended' ? ctx.query.status : '';
-      const offset = Number(ctx.query.offset ?? 0) || 0;
+      const offset = offsetOf(ctx.query);
       const r = await op.api.run<{
         userAccounts: { total: number; limit: number; offset: number; nodes: Account[] };
       }>(SEARCH, {

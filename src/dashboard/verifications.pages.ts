@@ -1,9 +1,10 @@
 // The verification queue: each record with its subject and evidence, and the verify / reject form.
+import { verificationKinds, verificationStatuses } from '../verifications/verification.entity.js';
 import { auditLink } from './audit.pages.js';
-import type { Problem } from './dashboard.errors.js';
-import { BASE } from './dashboard.layout.js';
+import type { Problem } from './errors.js';
 import { csrfField, fieldError, pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
+import { BASE } from './layout.js';
 
 export interface Verification {
   id: string;
@@ -20,16 +21,6 @@ export interface Verification {
 
 /** What the page shows of a subject (a user's name and e-mail, a car's make, model and plate), by id. */
 export type Subjects = Record<string, { label: string; username?: string }>;
-
-export const statuses = ['Pending', 'Unverified', 'Verified', 'Rejected', 'Expired'] as const;
-export const kinds = [
-  'Email',
-  'PhoneNumber',
-  'DriversLicense',
-  'LicensePlate',
-  'RoadWorthiness',
-  'OperatorApproval',
-] as const;
 
 export interface Filter {
   status: string;
@@ -59,8 +50,8 @@ function filterForm(f: Filter): Html {
   const opt = (v: string, current: string, label = v) =>
     html`<option value="${v}"${v === current ? html` selected` : ''}>${label}</option>`;
   return html`<form class="filters" method="get" action="${BASE}/verifications" role="search">
-<p><label for="q-status">Status</label> <select id="q-status" name="status">${opt('', f.status, 'Any')}${statuses.map((s) => opt(s, f.status))}</select></p>
-<p><label for="q-kind">Kind</label> <select id="q-kind" name="kind">${opt('', f.kind, 'Any')}${kinds.map((k) => opt(k, f.kind))}</select></p>
+<p><label for="q-status">Status</label> <select id="q-status" name="status">${opt('', f.status, 'Any')}${verificationStatuses.map((s) => opt(s, f.status))}</select></p>
+<p><label for="q-kind">Kind</label> <select id="q-kind" name="kind">${opt('', f.kind, 'Any')}${verificationKinds.map((k) => opt(k, f.kind))}</select></p>
 ${f.subjectId ? html`<input type="hidden" name="subjectId" value="${f.subjectId}">` : ''}<p><button type="submit" class="secondary">Show</button></p></form>`;
 }
 

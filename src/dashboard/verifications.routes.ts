@@ -1,17 +1,12 @@
 // The verification queue (Pending by default, oldest first) with evidence, and verify / reject with a reason.
 import type Router from '@koa/router';
-import { describeError, type Problem } from './dashboard.errors.js';
-import { type Kit, type Op, text } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { verificationKinds, verificationStatuses } from '../verifications/verification.entity.js';
+import { describeError, type Problem } from './errors.js';
 import { href } from './html.js';
-import {
-  type Filter,
-  kinds,
-  queuePage,
-  type Subjects,
-  statuses,
-  type Verification,
-} from './verifications.pages.js';
+import { type Kit, type Op, text } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
+import { noResults, offsetOf, oneOf } from './query.js';
+import { type Filter, queuePage, type Subjects, type Verification } from './verifications.pages.js';
 
 const QUEUE = `query($status: VerificationStatus, $kind: VerificationKind, $subjectId: UUID, $offset: Int) {
   verifications(status: $status, kind: $kind, subjectId: $subjectId, sort: "lastModifiedDateUtc", limit: 25, offset: $offset) {
@@ -31,9 +26,6 @@ type SubjectRow = {
   model?: string;
   licensePlate?: { jurisdiction: string; number: string };
 };
-
-const oneOf = <T extends string>(v: unknown, list: readonly T[]): T | '' =>
-  list.includes(v as T) ? (v as T) : '';
 
 /** Names and plates of the page's subjects in one request (aliases); ids are shown if it fails. */
 async function subjectsOf(op: Op, nodes: Verification[]): Promise<Subjects> {
@@ -65,11 +57,11 @@ async function subjectsOf(op: Op, nodes: Verification[]): Promise<Subjects> {
   return out;
 }
 
-export function verificationRoutes(router: Router, kit: Kit): void {
+export function serveVerificationPages(router: Router, kit: Kit): void {
   const show = async (op: Op, query: Record<string, unknown>, problem?: Problem, notice?: string) => {
     const f: Filter = {
-      status: query.status === undefined ? 'Pending' : oneOf(query.status, statuses),
-      kind: oneOf(query.kind, kinds),
+      status: query.status === undefined ? 'Pending' : oneOf(query.status, verificationStatuses),
+      kind: oneOf(query.kind, verificationKinds),
       subjectId:
         typeof query.subjectId === 'string' && /^[0-9a-f-]{36}$/.test(query.subjectId) ? query.subjectId : '',
     };
@@ -77,7 +69,7 @@ export function verificationRoutes(router: Router, kit: Kit): void {
       status: f.status || null,
       kind: f.kind || null,
       subjectId: f.subjectId || null,
-      offset: Number(query.offset ?? 0) || 0,
+      offset: offsetOf(query),
     };
     const r = await op.api.run<{ verifications: Page }>(QUEUE, vars);
     const back = href(`${BASE}/verifications`, {
@@ -90,7 +82,7 @@ export function verificationRoutes(router: Router, kit: Kit): void {
       return op.page({
         title: 'Verifications',
         section: 'verifications',
-        body: queuePage({ total: 0, limit: 25, offset: 0, nodes: [] }, f, {}, op.user.csrf, back),
+        body: queuePage(noResults(), f, {}, op.user.csrf, back),
         problem: describeError(r.error),
       });
     const subjects = await subjectsOf(op, r.data.verifications.nodes);

@@ -3,10 +3,10 @@
 
 import { type EventName, eventNames } from '../events/events.js';
 import { auditLink } from './audit.pages.js';
-import type { Problem } from './dashboard.errors.js';
-import { BASE } from './dashboard.layout.js';
+import type { Problem } from './errors.js';
 import { actionButton, type Choice, checkboxes, csrfField, fieldError, pager, secretField } from './forms.js';
 import { type Html, html, when } from './html.js';
+import { BASE } from './layout.js';
 
 export interface Sub {
   id: string;

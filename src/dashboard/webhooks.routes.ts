@@ -4,10 +4,11 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { isUuid } from '../shared/ids.js';
-import { describeError } from './dashboard.errors.js';
-import { type Kit, type Op, text, values } from './dashboard.kit.js';
-import { BASE, noticeOf } from './dashboard.layout.js';
+import { describeError } from './errors.js';
 import { html } from './html.js';
+import { type Kit, type Op, text, values } from './kit.js';
+import { BASE, noticeOf } from './layout.js';
+import { offsetOf } from './query.js';
 import {
   confirmDeletePage,
   type Delivery,
@@ -46,7 +47,7 @@ const idOf = (ctx: Koa.Context): string => String(ctx.params.id);
 const back = (id?: string) =>
   html`<p><a href="${id ? `${BASE}/webhooks/${id}` : `${BASE}/webhooks`}">${id ? 'Back to the subscription' : 'All subscriptions'}</a></p>`;
 
-export function webhookRoutes(router: Router, kit: Kit): void {
+export function serveWebhookPages(router: Router, kit: Kit): void {
   const { operator } = kit;
   const refused = (op: Op, title: string, e: Parameters<typeof describeError>[0], id?: string) =>
     op.page({ title, section: 'webhooks', body: back(id), problem: describeError(e, webhookLabels) });
@@ -55,7 +56,7 @@ export function webhookRoutes(router: Router, kit: Kit): void {
     '/webhooks',
     operator(async (ctx, op) => {
       const r = await op.api.run<{ webhookSubscriptions: Page<Sub> }>(LIST, {
-        offset: Number(ctx.query.offset ?? 0) || 0,
+        offset: offsetOf(ctx.query),
       });
       if (!r.ok) return refused(op, 'Webhooks', r.error);
       op.page({
@@ -116,7 +117,7 @@ export function webhookRoutes(router: Router, kit: Kit): void {
     operator(async (ctx, op) => {
       const r = await op.api.run<{ webhookSubscription: Sub; webhookDeliveries: Page<Delivery> }>(ONE, {
         id: idOf(ctx),
-        offset: Number(ctx.query.offset ?? 0) || 0,
+        offset: offsetOf(ctx.query),
       });
       if (!r.ok) return refused(op, 'Webhook subscription', r.error);
       const s = r.data.webhookSubscription;

@@ -2,22 +2,16 @@
 // subject's Rating and records its event in the same transaction.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass, isSelf } from '../auth/actor.js';
-import { requireScope } from '../auth/permissions.js';
+import { actorClass, isSelf } from '../access/actor.js';
+import { requireScope } from '../access/permissions.js';
 import { recordEvent } from '../events/outbox.js';
+import type { CommandContext } from '../graphql/context.js';
 import { recomputeRating } from '../ratings/rating.commands.js';
-import type { Clock } from '../shared/clock.js';
 import { DomainError, forbidden, invalidState, notFound, unauthorized } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
 import { Feedback } from './feedback.entity.js';
 import { type BookingFacts, feedbackStates, refuseNonAuthor, subjectFor } from './feedback.rules.js';
-
-export interface CommandContext {
-  em: EntityManager;
-  actor: Actor;
-  clock: Clock;
-}
 
 export interface FeedbackInput {
   rating?: number | null;

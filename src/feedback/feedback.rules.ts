@@ -1,6 +1,6 @@
 // Who may do what with feedback (CONTRACT §5, §7): readers with `feedback:read`; the author changes it;
 // the author or ops delete it.
-import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
+import { type Actor, actorClass, hasScope, isSelf } from '../access/actor.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 import { forbidden, notFound } from '../shared/errors.js';
 

@@ -3,7 +3,7 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
-import { bearerChallengePlugin } from '../auth/challenge.js';
+import { bearerChallengePlugin } from '../access/challenge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { isDomainError } from '../shared/errors.js';
 import { compiledGateway } from './compiled.gateway.js';

@@ -1,7 +1,7 @@
 // The per-request context: a forked EntityManager, the actor, the clock, and lazily created loaders.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../access/actor.js';
 import type { Clock } from '../shared/clock.js';
 
 export interface Context {
@@ -15,6 +15,9 @@ export interface Context {
   /** Work to run once the mutation's transaction has committed (publishing events). */
   afterCommit: (() => Promise<void> | void)[];
 }
+
+/** What a domain command needs of a request: its unit of work, who asks, and the time. */
+export type CommandContext = Pick<Context, 'em' | 'actor' | 'clock'>;
 
 export function createContext(base: Omit<Context, 'loaders' | 'afterCommit'>): Context {
   return { ...base, loaders: new Map(), afterCommit: [] };

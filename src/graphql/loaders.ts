@@ -1,7 +1,9 @@
 // DataLoader per request, created on first use: each subdomain declares its loaders next to its entities.
 
+import type { EntityClass } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
+import { placeholders, readRows } from '../db/rows.js';
 import type { Context } from './context.js';
 
 export type LoaderAccessor<K, V> = (ctx: Pick<Context, 'em' | 'loaders'>) => DataLoader<K, V, string>;
@@ -19,6 +21,32 @@ export function defineLoader<K, V>(
     }
     return l;
   };
+}
+
+/**
+ * Rows of `table` by a unique column (`id`, `user_id`), one statement per batch, as plain rows shaped like the
+ * entity (src/db/rows.ts): for reading, never for changing. A key no row has loads as null.
+ */
+export function rowsByUniqueKey<T extends object>(
+  name: string,
+  entity: EntityClass<T>,
+  table: string,
+  column: string,
+  keyOf: (row: T) => string,
+): LoaderAccessor<string, T | null> {
+  return defineLoader<string, T | null>(name, async (em, keys) =>
+    byKey(
+      keys,
+      await readRows(
+        em,
+        entity,
+        `select * from ${table} where ${column} in (${placeholders(keys.length)})`,
+        keys,
+      ),
+      keyOf,
+      null,
+    ),
+  );
 }
 
 /** Orders batch results to match the keys; missing keys get `fallback`. */

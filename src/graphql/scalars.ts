@@ -21,6 +21,16 @@ function atLiteral<T>(ast: ValueNode, parse: () => T): T {
   }
 }
 
+/** A scalar written as a string literal: anything else is InvalidFormat, and a refusal points at the literal. */
+const stringLiteral =
+  <T>(parse: (value: string) => T) =>
+  (ast: ValueNode): T =>
+    atLiteral(ast, () => {
+      if (ast.kind !== Kind.STRING)
+        throw new GraphQLError('must be a string', { extensions: { code: 'InvalidFormat' } });
+      return parse(ast.value);
+    });
+
 export const DateTime = new GraphQLScalarType<Date, string>({
   name: 'DateTime',
   description: 'An instant in UTC, ISO 8601 with milliseconds: 2026-07-03T12:00:00.000Z',
@@ -29,12 +39,7 @@ export const DateTime = new GraphQLScalarType<Date, string>({
     return d.toISOString();
   },
   parseValue: parseUtc,
-  parseLiteral: (ast) =>
-    atLiteral(ast, () => {
-      if (ast.kind !== Kind.STRING)
-        throw new GraphQLError('must be a string', { extensions: { code: 'InvalidFormat' } });
-      return parseUtc(ast.value);
-    }),
+  parseLiteral: stringLiteral(parseUtc),
 });
 
 function literal(ast: ValueNode, vars: Record<string, unknown> | null | undefined): unknown {
@@ -81,10 +86,5 @@ export const UUIDScalar = new GraphQLScalarType<string, string>({
   description: 'A resource id: a lowercase UUID, 8-4-4-4-12 hexadecimal digits',
   serialize: (v) => String(v),
   parseValue: parseUuid,
-  parseLiteral: (ast) =>
-    atLiteral(ast, () => {
-      if (ast.kind !== Kind.STRING)
-        throw new GraphQLError('must be a string', { extensions: { code: 'InvalidFormat' } });
-      return parseUuid(ast.value);
-    }),
+  parseLiteral: stringLiteral(parseUuid),
 });

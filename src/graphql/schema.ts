@@ -5,13 +5,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { IResolvers } from '@graphql-tools/utils';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema, isObjectType } from 'graphql';
+import { authorize, isOperation, operations } from '../access/permissions.js';
 import {
   type AuditDeclaration,
   type AuditDeclarations,
   isAudited,
   recordAudit,
 } from '../audit/audit.declaration.js';
-import { authorize, isOperation, operations } from '../auth/permissions.js';
 import type { Context } from './context.js';
 import type { DomainModule } from './module.js';
 import { DateTime, JSONScalar, UUIDScalar } from './scalars.js';

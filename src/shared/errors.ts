@@ -1,12 +1,18 @@
 // The closed vocabulary of domain errors (CONTRACT §10). Thrown by commands; GraphQL exposes the code.
 
-export const errorCodes = [
+/** The codes a single field's problem is told with, first in the vocabulary below. */
+export const fieldErrorCodes = [
   'NotEmpty',
   'InvalidFormat',
   'InvalidValue',
   'OutOfRange',
   'TooLong',
   'TooShort',
+] as const;
+export type FieldErrorCode = (typeof fieldErrorCodes)[number];
+
+export const errorCodes = [
+  ...fieldErrorCodes,
   'RuleViolation',
   'Unauthorized',
   'Forbidden',
@@ -24,16 +30,6 @@ export const errorCodes = [
   'InternalServerError',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
-
-export const fieldErrorCodes = [
-  'NotEmpty',
-  'InvalidFormat',
-  'InvalidValue',
-  'OutOfRange',
-  'TooLong',
-  'TooShort',
-] as const satisfies readonly ErrorCode[];
-export type FieldErrorCode = (typeof fieldErrorCodes)[number];
 
 export interface FieldError {
   code: FieldErrorCode;

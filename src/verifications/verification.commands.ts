@@ -1,21 +1,14 @@
 // The business verbs of verifications: create with the subject, submit evidence, verify, reject, expire, reset.
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass, hasScope, isSelf } from '../auth/actor.js';
-import { requireScope } from '../auth/permissions.js';
+import { type Actor, actorClass, hasScope, isSelf } from '../access/actor.js';
+import { requireScope } from '../access/permissions.js';
 import { recordEvent } from '../events/outbox.js';
+import type { CommandContext } from '../graphql/context.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
-import type { Clock } from '../shared/clock.js';
 import { forbidden, invalidState, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
 import { parseEvidence } from './evidence.js';
 import { requiredKinds, Verification, type VerificationKind } from './verification.entity.js';
-
-export interface CommandContext {
-  em: EntityManager;
-  actor: Actor;
-  clock: Clock;
-}
 
 /** Who may see a verification at all: its subject's user, ops, and apps or users reading verifications network-wide. */
 export function canSee(actor: Actor, v: Pick<Verification, 'subjectUserId'>): boolean {
@@ -49,6 +42,16 @@ function emit(ctx: CommandContext, v: Verification): void {
   );
 }
 
+/** A verification with nothing submitted and nothing decided: how one starts, and what a reset returns it to. */
+const unverified = {
+  status: 'Unverified',
+  evidence: null,
+  expiresDateUtc: null,
+  decidedDateUtc: null,
+  decidedById: null,
+  reason: null,
+} as const;
+
 /** Creates the subject's required records, Unverified; called in the transaction that creates the subject. */
 export function createRequiredVerifications(
   ctx: Pick<CommandContext, 'em' | 'clock'>,
@@ -64,12 +67,7 @@ export function createRequiredVerifications(
       subjectId,
       subjectUserId,
       kind,
-      status: 'Unverified',
-      evidence: null,
-      expiresDateUtc: null,
-      decidedDateUtc: null,
-      decidedById: null,
-      reason: null,
+      ...unverified,
       createdDateUtc: now,
       lastModifiedDateUtc: now,
     });
@@ -87,14 +85,7 @@ export async function resetVerification(
 ): Promise<void> {
   const v = await ctx.em.findOne(Verification, { subjectType, subjectId, kind });
   if (!v || v.status === 'Unverified') return;
-  Object.assign(v, {
-    status: 'Unverified',
-    evidence: null,
-    expiresDateUtc: null,
-    decidedDateUtc: null,
-    decidedById: null,
-    reason: null,
-  });
+  Object.assign(v, unverified);
   touch(v, ctx.clock.now());
   emit(ctx, v);
 }

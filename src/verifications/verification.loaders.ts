@@ -1,6 +1,6 @@
 // Verifications by id and by subject, batched per request, as plain rows (src/db/rows.ts): for reading only.
-import { placeholders, readRows } from '../db/rows.js';
-import { byKey, defineLoader, groupByKey } from '../graphql/loaders.js';
+import { readRows } from '../db/rows.js';
+import { defineLoader, groupByKey, rowsByUniqueKey } from '../graphql/loaders.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 import { subjectsWhere } from '../ratings/rating.loaders.js';
 import { requiredKinds, Verification } from './verification.entity.js';
@@ -11,20 +11,12 @@ export interface SubjectRef {
 }
 const key = (s: SubjectRef): string => `${s.subjectType}:${s.subjectId}`;
 
-export const verificationById = defineLoader<string, Verification | null>(
+export const verificationById = rowsByUniqueKey(
   'verificationById',
-  async (em, ids) =>
-    byKey(
-      ids,
-      await readRows(
-        em,
-        Verification,
-        `select * from verification where id in (${placeholders(ids.length)})`,
-        ids,
-      ),
-      (v) => v.id,
-      null,
-    ),
+  Verification,
+  'verification',
+  'id',
+  (v) => v.id,
 );
 
 export const verificationsBySubject = defineLoader<SubjectRef, Verification[]>(

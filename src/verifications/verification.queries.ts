@@ -1,6 +1,6 @@
 // Reading verifications: the search with its visibility rule, and one by id.
 
-import { actorClass, hasScope } from '../auth/actor.js';
+import { actorClass, hasScope } from '../access/actor.js';
 import { plainRows } from '../db/rows.js';
 import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';

@@ -1,6 +1,6 @@
 // The newcomer's guide at the top of /docs (the OpenAPI description, Markdown): the first token and the first
 // call as commands that work against a fresh `npm start`, then authentication in full, errors and limits.
-import { scopeDescriptions } from '../auth/scope.catalogue.js';
+import { scopeDescriptions } from '../access/scope.catalogue.js';
 
 export interface GuideSettings {
   publicUrl: string;

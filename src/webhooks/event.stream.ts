@@ -1,7 +1,7 @@
 // The GraphQL subscription `events`: the bus's committed events, narrowed to the names asked for and to
 // what the caller may see (the same rule as webhook subscriptions).
-import type { Actor } from '../auth/actor.js';
-import { authorize } from '../auth/permissions.js';
+import type { Actor } from '../access/actor.js';
+import { authorize } from '../access/permissions.js';
 import type { BusEvent, EventBus } from '../events/bus.js';
 import { eventNames, isEventName } from '../events/events.js';
 import { validationError } from '../shared/errors.js';

@@ -1,5 +1,6 @@
-// Fan-out: committed outbox events become one delivery per matching subscription. Each instance takes a batch
-// with FOR UPDATE SKIP LOCKED, so an event is fanned out once however many instances run; the unique
+// Fan-out: committed outbox events become one delivery per matching subscription, as the outbox relay takes them
+// (src/events/relay.ts), whether or not this instance sends deliveries. Each instance takes a batch with FOR
+// UPDATE SKIP LOCKED, so an event is fanned out once however many instances run; the unique
 // (event, subscription) pair makes a repeat harmless.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BusEvent } from '../events/bus.js';
@@ -21,13 +22,12 @@ export function serializeBody(payload: Record<string, unknown>): string {
 }
 
 export const DELIVERY_CHANNEL = 'carshare_webhook_delivery';
-export const OUTBOX_CHANNEL = 'carshare_outbox';
 
 /**
  * One batch in two statements and no explicit transaction: a plain read of unpublished events (their bodies
  * are serialized here), then one statement that locks those still unpublished (SKIP LOCKED: another instance
  * has the rest), inserts their deliveries, marks them published and NOTIFYs the workers, atomically. Returns
- * the events it published (to hand to the bus after commit).
+ * the events it published (the relay hands them to the bus after commit).
  */
 export async function fanOutBatch(
   em: EntityManager,

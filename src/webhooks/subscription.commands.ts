@@ -3,7 +3,7 @@
 import { DomainError, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
-import { settlePending } from './delivery.store.js';
+import { settlePending } from './delivery.settle.js';
 import { encryptSecret, generateSecret, loadDataKey, parseSecret } from './secret.js';
 import { WebhookSubscription } from './subscription.entity.js';
 import {

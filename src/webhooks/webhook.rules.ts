@@ -1,6 +1,6 @@
 // Who sees which subscriptions and which events (CONTRACT §8): ops and client applications every event, a
 // user only events about themselves, their cars and their bookings; subscriptions are their creator's.
-import { type Actor, actorClass } from '../auth/actor.js';
+import { type Actor, actorClass } from '../access/actor.js';
 
 /** Operators see and manage every subscription; everyone else their own. */
 export const seesAllSubscriptions = (a: Actor): boolean => actorClass(a) === 'ops';

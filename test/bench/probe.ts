@@ -9,7 +9,7 @@ const query = pg.Client.prototype.query;
 // BENCH_SQL_LOG=<file>: every statement's first line too, to see which ones a scenario runs.
 const sqlLog = process.env.BENCH_SQL_LOG;
 pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
-  // A bare protocol message (the token cache's Sync barrier, src/auth/sync.barrier.ts) carries no SQL: not a
+  // A bare protocol message (the token cache's Sync barrier, src/access/sync.barrier.ts) carries no SQL: not a
   // statement. Everything with SQL text, or a named prepared statement, is.
   const q0 = args[0] as string | { text?: string; name?: string };
   if (typeof q0 !== 'string' && q0.text === undefined && q0.name === undefined)

@@ -1,7 +1,7 @@
 // Starts the measured processes: the service (and its token-checking-off twin, once real tokens exist to map),
 // L1 and P1, and gets the tokens the scenarios send from the service's own authorization server.
 import type pg from 'pg';
-import { clientActor, userActor } from '../../src/auth/actor.js';
+import { clientActor, userActor } from '../../src/access/actor.js';
 import { freePort, startFlags, startVariant, type Variant } from './processes.js';
 import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
 import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';

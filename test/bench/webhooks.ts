@@ -15,7 +15,7 @@ const SUBSCRIBERS = 1000;
 const BURSTS = 3;
 const PACED_PER_SECOND = 100;
 const PACED_SECONDS = 10;
-/** The service's attempts in flight, one connection each (webhooks.runtime.ts): the baseline sends as many. */
+/** The service's attempts in flight, one connection each (src/delivery/delivery.runtime.ts): the baseline sends as many. */
 const CONCURRENCY = 32;
 
 interface Arrival {

@@ -1,5 +1,5 @@
 // Users made through the real createUserAccount mutation, and made verified borrowers where a test needs one.
-import type { Actor } from '../../src/auth/actor.js';
+import type { Actor } from '../../src/access/actor.js';
 import { anonymous, asUser } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
 

@@ -1,5 +1,5 @@
 // Cars for tests: one through the real createCar mutation, or many at once with plain SQL for read tests.
-import type { Actor } from '../../src/auth/actor.js';
+import type { Actor } from '../../src/access/actor.js';
 import type { Harness } from '../support/harness.js';
 
 /** A complete, valid CreateCarInput; overrides replace fields (undefined removes one). */

@@ -1,7 +1,7 @@
 // Feedback seeded through the real createFeedback command, with booking facts standing in for a booking
 // (bookings are another subdomain).
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../src/auth/actor.js';
+import type { Actor } from '../../src/access/actor.js';
 import { createFeedback, type FeedbackInput } from '../../src/feedback/feedback.commands.js';
 import type { Feedback } from '../../src/feedback/feedback.entity.js';
 import type { BookingFacts } from '../../src/feedback/feedback.rules.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { apiScopes } from '../../src/auth/actor.js';
+import { apiScopes } from '../../src/access/actor.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
 import { bookingIn, world } from '../factories/bookings.js';

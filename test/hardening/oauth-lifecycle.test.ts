@@ -2,8 +2,8 @@
 // discovery's scopes, suspension revoking every token, and OAuth-shaped 429s.
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopes } from '../../src/auth/actor.js';
-import { dashboardClient } from '../../src/clientapps/first-party.js';
+import { scopes } from '../../src/access/actor.js';
+import { dashboardClient } from '../../src/oauth/first-party.js';
 import {
   Browser,
   configFor,

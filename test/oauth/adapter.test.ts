@@ -2,7 +2,7 @@
 // consume, revocation by grant, and expired rows purged.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgAdapter, purgeExpired, tokenHash } from '../../src/auth/oauth.adapter.js';
+import { pgAdapter, purgeExpired, tokenHash } from '../../src/oauth/adapter.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;

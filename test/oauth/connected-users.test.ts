@@ -1,6 +1,6 @@
 // ClientApplication.connectedUsers: the people holding a live grant of an app, as the dashboard lists them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardClient } from '../../src/clientapps/first-party.js';
+import { dashboardClient } from '../../src/oauth/first-party.js';
 import {
   createClient,
   gql,

@@ -2,7 +2,7 @@
 // ask; the dashboard's own app signs operators in without a consent page.
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_CLIENT_ID, dashboardClient } from '../../src/clientapps/first-party.js';
+import { DASHBOARD_CLIENT_ID, dashboardClient } from '../../src/oauth/first-party.js';
 import {
   authCodeRequest,
   authorize,

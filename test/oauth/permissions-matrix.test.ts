@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiScopes, type Scope } from '../../src/auth/actor.js';
+import { apiScopes, type Scope } from '../../src/access/actor.js';
 import { createUser, markVerified, type TestUser } from '../factories/accounts.js';
 import {
   APPROVE,

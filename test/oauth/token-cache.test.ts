@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { clientActor, userActor } from '../../src/auth/actor.js';
-import { TokenCache } from '../../src/auth/token.cache.js';
+import { clientActor, userActor } from '../../src/access/actor.js';
+import { TokenCache } from '../../src/access/token.cache.js';
 
 const log = pino({ level: 'silent' });
 let db: pg.Client;

@@ -4,6 +4,7 @@
 // event of a successful sign-up is lost, to webhooks or to a live subscriber; the restarted instance rejoins.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.js';
+import { requestsSeen, waitArrived } from '../support/process.js';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/receiver.js';
 import {
   call,
@@ -168,8 +169,10 @@ describeWithRedis('a rolling restart of two instances', problem, () => {
     // They go over connections A has already accepted (warmed here): a connection still in A's accept queue
     // when it stops listening is reset by the kernel, a race only a load balancer's retry can cover.
     await Promise.all(Array.from({ length: 8 }, () => call(a, 'GET', '/healthz')));
+    const before = (await requestsSeen(a.port, a.agent, 'POST')).answered;
     for (let k = 0; k < 6; k++) send(a, 'burst');
-    await sleep(40);
+    // The signal lands once A has received the burst (its own count), not after a guessed moment.
+    await waitArrived(a.port, a.agent, 'POST', before, 6);
     const signalledAt = Date.now();
     const exitCode = await a.proc.stop('SIGTERM');
     const exitedAt = Date.now();
@@ -207,10 +210,18 @@ describeWithRedis('a rolling restart of two instances', problem, () => {
     expect(toA2.filter((s) => !ok(s))).toEqual([]);
 
     // The steady client was served until told to close, then refused a new connection: nothing it sent was lost.
+    // On a busy machine the client may not speak at all during the drain; then A closed its idle connection
+    // and the next request met a closed door. Either way every request sent before was answered 200 and only
+    // the last failed, at the connection. (test/unit/drain.test.ts pins the Connection: close path itself.)
     const told = steady.findIndex((x) => x.connection === 'close');
-    expect(told, steadyLog()).toBeGreaterThan(0);
-    expect(steady.slice(0, told + 1).every((x) => x.status === 200)).toBe(true);
-    expect(steady.slice(told + 1)).toEqual([{ at: expect.any(Number), error: 'ECONNREFUSED' }]);
+    const served = told >= 0 ? told + 1 : steady.length - 1;
+    expect(served, steadyLog()).toBeGreaterThan(0);
+    expect(
+      steady.slice(0, served).every((x) => x.status === 200),
+      steadyLog(),
+    ).toBe(true);
+    expect(steady.slice(served), steadyLog()).toHaveLength(1);
+    expect(steady.at(-1)?.error, steadyLog()).toMatch(told >= 0 ? /^ECONNREFUSED$/ : CONNECTION_ERRORS);
 
     // A's WebSocket clients were told it is going away (1001). The one that never answers did not hold it up:
     // waiting for it (30 s) would have run into main's 20 s shutdown limit, which exits 1.

@@ -1,6 +1,6 @@
 // Actors built directly, as the authorization server will build them from tokens.
 import { randomUUID } from 'node:crypto';
-import { type Actor, anonymous, apiScopes, type Scope } from '../../src/auth/actor.js';
+import { type Actor, anonymous, apiScopes, type Scope } from '../../src/access/actor.js';
 
 export { anonymous };
 

@@ -103,3 +103,45 @@ export async function graphql(
     errors?: { message: string; extensions?: { code?: string } }[];
   };
 }
+
+/**
+ * What the service has received so far, read from its /metrics: requests in flight (not counting this scrape)
+ * and requests already answered with the given method. How a test knows its requests have arrived before it
+ * acts on the process, instead of guessing with a sleep.
+ */
+export async function requestsSeen(
+  port: number,
+  agent: Agent,
+  method: string,
+): Promise<{ inFlight: number; answered: number }> {
+  const text = await (await fetch(`https://localhost:${port}/metrics`, { dispatcher: agent })).text();
+  let inFlight = -1;
+  let answered = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('http_requests_in_flight ')) inFlight += Number(line.slice(line.indexOf(' ') + 1));
+    else if (line.startsWith('http_requests_total{') && line.includes(`method="${method}"`))
+      answered += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return { inFlight, answered };
+}
+
+/** Waits until `count` more requests of `method` than `before` answered have arrived, and some are still in flight. */
+export async function waitArrived(
+  port: number,
+  agent: Agent,
+  method: string,
+  before: number,
+  count: number,
+  ms = 30_000,
+): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const seen = await requestsSeen(port, agent, method);
+    if (seen.inFlight >= 1 && seen.inFlight + seen.answered - before >= count) return;
+    if (seen.answered - before >= count)
+      throw new Error(`all ${count} ${method} requests were answered already`);
+    if (Date.now() > until)
+      throw new Error(`${count} ${method} requests did not arrive: ${JSON.stringify(seen)}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}

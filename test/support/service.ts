@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Agent, fetch, type RequestInit } from 'undici';
 import { inject } from 'vitest';
-import type { Authenticator } from '../../src/auth/authenticate.js';
+import type { Authenticator } from '../../src/access/authenticate.js';
 import { loadConfig } from '../../src/config.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';

@@ -1,6 +1,6 @@
 // What an operator reads for each error the API can return (CONTRACT §10), and how field errors are labelled.
 import { describe, expect, it } from 'vitest';
-import { describeError } from '../../src/dashboard/dashboard.errors.js';
+import { describeError } from '../../src/dashboard/errors.js';
 import { errorCodes } from '../../src/shared/errors.js';
 
 describe('describeError', () => {

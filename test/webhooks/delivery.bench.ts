@@ -6,11 +6,13 @@ import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { migrate } from '../../src/db/migrate.js';
 import { openOrm } from '../../src/db/orm.js';
+import { startDelivery } from '../../src/delivery/delivery.runtime.js';
 import { recordEvent } from '../../src/events/outbox.js';
+import { startOutboxRelay } from '../../src/events/relay.js';
 import { entities } from '../../src/modules.js';
 import { systemClock } from '../../src/shared/clock.js';
+import { fanOutBatch } from '../../src/webhooks/fanout.js';
 import { encryptSecret, generateSecret, loadDataKey } from '../../src/webhooks/secret.js';
-import { startWebhooks } from '../../src/webhooks/webhooks.runtime.js';
 import { startReceiver } from './receiver.js';
 
 const SERVER = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
@@ -85,15 +87,25 @@ await withDatabase(async (url) => {
   );
   const raw = await baseline(`${rx.url}/baseline`, BURST);
   rx.requests.length = 0;
-  const runtime = await startWebhooks({
+  const log = pino({ level: 'silent' });
+  const delivery = await startDelivery({
     orm,
     databaseUrl: url,
     clock: systemClock,
-    log: pino({ level: 'silent' }),
+    log,
     retryScheduleMs: [1000],
     timeoutMs: 15_000,
     allowPrivateTargets: true,
     concurrency: CONCURRENCY,
+  });
+  const relay = startOutboxRelay({
+    orm,
+    databaseUrl: url,
+    clock: systemClock,
+    log,
+    bus: undefined,
+    take: fanOutBatch,
+    onTaken: () => delivery.wake(),
   });
   const record = (n: number) =>
     orm.em.fork().transactional(async (tx) => {
@@ -133,7 +145,8 @@ await withDatabase(async (url) => {
   while (firstArrivals().length < PACED_PER_SECOND * PACED_SECONDS) await sleep(20);
   const paced = latencies();
 
-  await runtime.stop();
+  await relay.stop();
+  await delivery.stop();
   await rx.close();
   await orm.close(true);
   const perSecond = BURST / burstSeconds;

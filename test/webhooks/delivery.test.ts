@@ -9,7 +9,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { loadCertificate } from '../../src/tls.js';
-import type { WebhookRuntime } from '../../src/webhooks/webhooks.runtime.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { asOps } from '../support/actors.js';
@@ -21,6 +20,7 @@ import {
   DELIVERY,
   REDELIVER,
   ROTATE,
+  type Runtime,
   rows,
   type S,
   SUBSCRIPTION,
@@ -31,7 +31,7 @@ import {
 
 let h: Harness;
 let rx: Receiver;
-let runtime: WebhookRuntime | undefined;
+let runtime: Runtime | undefined;
 beforeAll(async () => {
   h = await webhookHarness({ allowPrivateTargets: true });
 });

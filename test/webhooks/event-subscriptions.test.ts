@@ -1,24 +1,27 @@
 // GraphQL subscriptions over graphql-ws on the real HTTPS listener: events published after commit with the
-// webhook visibility rules, narrowed by name; 4401 without a good token; across instances through Redis.
+// webhook visibility rules, narrowed by name, whether or not the instance delivers webhooks; 4401 without a good
+// token; across instances through Redis.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
 import { pino } from 'pino';
+import { Agent, fetch } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { Actor } from '../../src/auth/actor.js';
-import { type Authenticator, bearerToken } from '../../src/auth/authenticate.js';
+import type { Actor } from '../../src/access/actor.js';
+import { type Authenticator, bearerToken } from '../../src/access/authenticate.js';
 import { loadConfig } from '../../src/config.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { type Service, startService } from '../../src/service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { unauthorized } from '../../src/shared/errors.js';
+import { createUser } from '../factories/accounts.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { asClient, asOps, asUser } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
 import { waitFor } from './receiver.js';
-import { type S, webhookHarness } from './support.js';
+import { CREATE, rows, type S, webhookHarness } from './support.js';
 
 const tokens = new Map<string, Actor>();
 const authenticator: Authenticator = {
@@ -126,6 +129,22 @@ async function emit(name: 'profile_update' | 'useraccount_create', userId: strin
   return id;
 }
 
+/** A GraphQL request to the service over HTTPS, as a client would send it. */
+async function post(service: Service, actor: Actor, query: string, variables: S): Promise<S> {
+  const agent = new Agent({ connect: { ca: service.cert } });
+  try {
+    const r = await fetch(`https://localhost:${service.port}/graphql`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokenFor(actor)}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await r.json()) as S;
+  } finally {
+    await agent.close();
+  }
+}
+
 const settle = () => new Promise((r) => setTimeout(r, 400));
 
 /** Start-up records events of its own (the first operator's account): let them be published first. */
@@ -195,6 +214,44 @@ describe('subscription { events }', () => {
     expect(ofOps.map((e) => e.payload.Id)).toEqual([mine.id, theirs.id]);
   });
 
+  it('reaches subscribers of an instance that does not deliver webhooks', async () => {
+    const service = await start({ webhooks: false });
+    const u = await createUser(h);
+    const [sub] = (
+      await h.ok<{ createWebhookSubscriptions: S[] }>(u.actor, CREATE, {
+        input: {
+          name: 'Kept for later',
+          events: ['profile_update'],
+          config: { url: 'https://127.0.0.1:9/hook' },
+        },
+      })
+    ).createWebhookSubscriptions;
+    const ofUser = listen(connect(service, tokenFor(u.actor)), ['profile_update']);
+    const ofOps = listen(connect(service, tokenFor(asOps())), ['profile_update']);
+    await settle();
+    const r = await post(
+      service,
+      u.actor,
+      'mutation($id: UUID!, $input: UpdateProfileInput!) { updateProfile(id: $id, input: $input) { id } }',
+      { id: u.profileId, input: { description: 'Heard without webhook delivery' } },
+    );
+    expect(r.errors).toBeUndefined();
+    await waitFor(() => ofUser.length >= 1 && ofOps.length >= 1, { what: 'the event at both subscribers' });
+    await settle();
+    expect(ofUser.map((e) => [e.name, e.payload.UserId, e.payload.ChangedFields])).toEqual([
+      ['profile_update', u.id, ['Description']],
+    ]);
+    expect(ofOps).toEqual(ofUser);
+    // The event was fanned out all the same: its delivery waits, unsent, for an instance that delivers.
+    const deliveries = await rows(
+      h,
+      `select d.status, (select count(*)::int from webhook_attempt a where a.delivery_id = d.id) as attempts
+        from webhook_delivery d where d.subscription_id = ?`,
+      [sub!.id],
+    );
+    expect(deliveries).toEqual([{ status: 'Pending', attempts: 0 }]);
+  });
+
   it('closes the connection with 4401 when the token is missing or bad', async () => {
     const service = await start({ webhooks: false });
     const codes: number[] = [];
@@ -214,7 +271,8 @@ describe('subscription { events }', () => {
   });
 
   it('reaches listeners on every instance through Redis when REDIS_URL is set', async () => {
-    // Only the second instance fans out; the listener is on the first.
+    // The listener is on the instance that does not deliver; whichever instance relays the event publishes it
+    // through Redis.
     const quiet = await start({ redis: true, webhooks: false });
     await start({ redis: true });
     await drained();

@@ -6,9 +6,9 @@ import {
   deleteFinishedBefore,
   recordAttempt,
   releaseClaims,
-} from '../../src/webhooks/delivery.store.js';
-import { decide } from '../../src/webhooks/outcome.js';
-import type { AttemptResult } from '../../src/webhooks/send.js';
+} from '../../src/delivery/delivery.store.js';
+import { decide } from '../../src/delivery/outcome.js';
+import type { AttemptResult } from '../../src/delivery/send.js';
 import { createUser } from '../factories/accounts.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE, rows, type S, TEST, webhookHarness } from './support.js';

@@ -1,9 +1,9 @@
 // The pure rules of delivery: what an attempt's result means (schedule, ±20 % jitter, Retry-After, 410,
 // blocked, redelivery), the address classifier and the guard's resolution checks, and secret handling.
 import { describe, expect, it } from 'vitest';
-import { decide, jittered, parseRetryAfter } from '../../src/webhooks/outcome.js';
+import { decide, jittered, parseRetryAfter } from '../../src/delivery/outcome.js';
+import type { AttemptResult } from '../../src/delivery/send.js';
 import { decryptSecret, encryptSecret, generateSecret, parseSecret } from '../../src/webhooks/secret.js';
-import type { AttemptResult } from '../../src/webhooks/send.js';
 import { isPublicAddress, refuseTarget, vettedAddresses } from '../../src/webhooks/target-guard.js';
 
 const now = new Date('2026-07-01T10:00:00.000Z');

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { UNRECORDED_LIMIT } from '../../src/delivery/delivery.runtime.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { UNRECORDED_LIMIT } from '../../src/webhooks/webhooks.runtime.js';
 import { asOps } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
 import { type Running, startProcess, waitReady } from '../support/process.js';
@@ -74,6 +74,41 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/**
+ * Lines up one delivery's attempt log with what the receiver saw, as faithfully as possible (fewest unpaired
+ * entries). A logged status or error must be what the receiver did. A logged timeout pairs with any request (its
+ * reply may have come after the deadline on a busy machine) or with none (it never arrived). A request the log
+ * lacks was sent by the killed process and not recorded. No such line-up: the log invented something.
+ */
+function align(log: string[], got: string[]) {
+  type A = { cost: number; lost: number; late: number; late200: number };
+  const memo = new Map<string, A | undefined>();
+  const best = (i: number, j: number): A | undefined => {
+    if (i === log.length && j === got.length) return { cost: 0, lost: 0, late: 0, late200: 0 };
+    const key = `${i},${j}`;
+    if (memo.has(key)) return memo.get(key);
+    const options: A[] = [];
+    const add = (next: A | undefined, d: Partial<A>) => {
+      if (next)
+        options.push({
+          cost: next.cost + (d.cost ?? 0),
+          lost: next.lost + (d.lost ?? 0),
+          late: next.late + (d.late ?? 0),
+          late200: next.late200 + (d.late200 ?? 0),
+        });
+    };
+    if (i < log.length && j < got.length && log[i] === got[j]) add(best(i + 1, j + 1), {});
+    if (i < log.length && j < got.length && log[i] === 'hang' && got[j] !== 'hang')
+      add(best(i + 1, j + 1), { late: 1, late200: got[j] === '200' ? 1 : 0 });
+    if (i < log.length && (log[i] === 'hang' || log[i] === 'error')) add(best(i + 1, j), { cost: 1 });
+    if (j < got.length) add(best(i, j + 1), { cost: 1, lost: 1 });
+    const found = options.sort((x, y) => x.cost - y.cost)[0];
+    memo.set(key, found);
+    return found;
+  };
+  return best(0, 0);
+}
+
 const succeeded = () =>
   rx.requests.filter((r) => r.reply !== 'hang' && r.reply !== 'reset' && r.reply.status === 200);
 
@@ -123,11 +158,9 @@ it('delivers every event at least once through faults and a killed worker; the a
   const wh = new Webhook(sub!.secret);
   const sample = rx.requests.filter((_, i) => i % 97 === 0);
   for (const r of sample) wh.verify(r.body, r.headers as Record<string, string>);
-  // Duplicates only from attempts in flight in the killed process.
   const oks = new Map<string, number>();
   for (const r of succeeded()) oks.set(r.deliveryId, (oks.get(r.deliveryId) ?? 0) + 1);
   const duplicates = [...oks.values()].filter((n) => n > 1).length;
-  expect(duplicates).toBeLessThanOrEqual(CONCURRENCY);
 
   // The attempt log matches what the receiver saw, except attempts lost with the killed process.
   const attempts = await rows<{ delivery_id: string; status_code: number | null; error: string | null }>(
@@ -148,17 +181,29 @@ it('delivers every event at least once through faults and a killed worker; the a
     ]);
   let unlogged = 0;
   let mismatched = 0;
+  let late = 0;
+  const unexplained: string[] = [];
   for (const [id, got] of seen) {
     const log = logged.get(id) ?? [];
-    expect(log.length).toBeLessThanOrEqual(got.length);
-    unlogged += got.length - log.length;
-    if (log.length === got.length && log.join() !== got.join()) mismatched += 1;
+    const a = align(log, got);
+    if (!a) {
+      mismatched += 1;
+      continue;
+    }
+    unlogged += a.lost;
+    late += a.late;
+    // A delivery succeeds more than once only when the worker did not know of an earlier success: the attempt
+    // was lost with the killed process, or its 200 came after the worker's deadline. Nothing else may repeat it.
+    const successes = oks.get(id) ?? 0;
+    if (successes > 1 && a.lost + a.late200 < successes - 1) unexplained.push(`${id}: ${got} logged ${log}`);
   }
   expect(unlogged).toBeLessThanOrEqual(CONCURRENCY);
   expect(mismatched).toBe(0);
+  expect(unexplained).toEqual([]);
   expect(attempts.length).toBeGreaterThan(EVENTS * 1.3);
   process.stdout.write(
     `reliability: ${rx.requests.length} requests received, ${attempts.length} attempts logged, ` +
-      `${duplicates} duplicate deliveries, ${unlogged} attempts lost with the killed worker\n`,
+      `${duplicates} duplicate deliveries, ${unlogged} attempts lost with the killed worker, ` +
+      `${late} replies past the deadline\n`,
   );
 }, 240_000);

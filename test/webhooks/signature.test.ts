@@ -1,8 +1,8 @@
 // The signature the service computes with node:crypto is the one Standard Webhooks' own library computes.
 import { Webhook } from 'standardwebhooks';
 import { expect, it } from 'vitest';
+import { signatureHeader } from '../../src/delivery/send.js';
 import { generateSecret } from '../../src/webhooks/secret.js';
-import { signatureHeader } from '../../src/webhooks/send.js';
 
 it('signs like standardwebhooks, for each secret of a rotation, over bodies with any characters', () => {
   const secrets = [generateSecret(), generateSecret()];

@@ -1,16 +1,14 @@
-// Webhook tests' support: a harness whose webhooks module has the given target policy, the fan-out and
-// delivery runtime started against the test database with a fast schedule, and the GraphQL documents.
+// Webhook tests' support: a harness whose webhooks module has the given target policy, the outbox relay (fan-out)
+// and the delivery runtime started against the test database with a fast schedule, and the GraphQL documents.
 import { pino } from 'pino';
 import { inject } from 'vitest';
+import { type DeliveryOptions, startDelivery } from '../../src/delivery/delivery.runtime.js';
 import type { EventBus } from '../../src/events/bus.js';
+import { startOutboxRelay } from '../../src/events/relay.js';
 import { composeModules } from '../../src/modules.js';
 import { systemClock } from '../../src/shared/clock.js';
+import { fanOutBatch } from '../../src/webhooks/fanout.js';
 import type { Lookup } from '../../src/webhooks/target-guard.js';
-import {
-  startWebhooks,
-  type WebhookRuntime,
-  type WebhookRuntimeOptions,
-} from '../../src/webhooks/webhooks.runtime.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 export async function webhookHarness(
@@ -31,21 +29,49 @@ export async function webhookHarness(
   });
 }
 
-export function startRuntime(
+export interface Runtime {
+  /** Looks for events and due deliveries now. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/** What the service starts: the outbox relay (fan-out, then the bus if given) and the delivery worker. */
+export async function startRuntime(
   h: Harness,
-  overrides: Partial<Omit<WebhookRuntimeOptions, 'orm' | 'databaseUrl'>> = {},
-): Promise<WebhookRuntime> {
-  return startWebhooks({
+  overrides: Partial<Omit<DeliveryOptions, 'orm' | 'databaseUrl'>> & { bus?: EventBus } = {},
+): Promise<Runtime> {
+  const { bus, ...options } = overrides;
+  const base = {
     orm: h.orm,
     databaseUrl: inject('databaseUrl'),
-    clock: systemClock,
-    log: pino({ level: 'silent' }),
+    clock: options.clock ?? systemClock,
+    log: options.log ?? pino({ level: 'silent' }),
+  };
+  const delivery = await startDelivery({
+    ...base,
     retryScheduleMs: [20, 20, 20],
     timeoutMs: 1000,
     allowPrivateTargets: true,
     pollMs: 50,
-    ...overrides,
+    ...options,
   });
+  const relay = startOutboxRelay({
+    ...base,
+    bus,
+    take: fanOutBatch,
+    onTaken: () => delivery.wake(),
+    pollMs: 50,
+  });
+  return {
+    wake() {
+      relay.wake();
+      delivery.wake();
+    },
+    async stop() {
+      await relay.stop();
+      await delivery.stop();
+    },
+  };
 }
 
 export const SUB_FIELDS = `id name event config { url contentType } isActive disabledReason consecutiveFailures

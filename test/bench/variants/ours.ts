@@ -1,8 +1,8 @@
 // The service as `npm start` runs it (src/service.ts, configured from the environment), in its own process.
 // With BENCH_TOKENS set, token checking is off: those bearer tokens map straight to their actors (S6's control),
 // and it runs no timers or webhook workers.
-import type { Actor } from '../../../src/auth/actor.js';
-import { type Authenticator, bearerToken } from '../../../src/auth/authenticate.js';
+import type { Actor } from '../../../src/access/actor.js';
+import { type Authenticator, bearerToken } from '../../../src/access/authenticate.js';
 import { loadConfig } from '../../../src/config.js';
 import { startService } from '../../../src/service.js';
 import { unauthorized } from '../../../src/shared/errors.js';
@@ -26,7 +26,8 @@ const tokens = process.env.BENCH_TOKENS;
 const service = await startService({
   config,
   log: createLogger(config.LOG_LEVEL),
-  // The control runs no background work of its own: the measured service does all fan-out and sweeps.
+  // The control runs no delivery or sweeps of its own: the measured service does. Like every instance it relays
+  // the outbox (events it takes wake the measured service's worker by NOTIFY).
   ...(tokens ? { authenticator: uncheckedTokens(tokens), timers: false, webhooks: false } : {}),
 });
 process.send?.({ type: 'ready', port: service.port });

@@ -1,8 +1,8 @@
 // Consent remembered per (user, app) until the user disconnects the app or the app is suspended or deleted, and
 // the oidc-provider Grant built from it: a second authorization, on any device, asks only for what is new.
 import type { Grant } from 'oidc-provider';
+import { isApiScope, isOidcScope, splitScope } from '../access/scope.catalogue.js';
 import type { Orm } from '../db/orm.js';
-import { isApiScope, isOidcScope, splitScope } from './scope.catalogue.js';
 
 /** The API resource indicator: the audience of every access token we issue. */
 export const API_RESOURCE = 'urn:carshare:api';

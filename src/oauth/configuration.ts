@@ -1,22 +1,22 @@
 // oidc-provider's configuration (CONTRACT §9): client credentials, authorization code with PKCE S256, refresh;
 // opaque audience-bound access tokens; API scopes bounded per app; consent remembered per (user, app).
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { apiScopes } from '../access/actor.js';
+import { isApiScope, oidcScopes, splitScope } from '../access/scope.catalogue.js';
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../shared/log.js';
 import { findAccount } from './account.lookup.js';
-import { apiScopes } from './actor.js';
-import { API_RESOURCE, grantScopes, rememberedScopes } from './consent.store.js';
-import { errorPage, PAGE_CSP } from './interaction.pages.js';
-import { pgAdapter } from './oauth.adapter.js';
+import { pgAdapter } from './adapter.js';
 import {
   ALLOWED_SCOPES,
   APPLICATION_ID,
   extraClientProperties,
   FIRST_PARTY,
   findClientMetadata,
-} from './oauth.clients.js';
-import type { OAuthKeys } from './oauth.keys.js';
-import { isApiScope, oidcScopes, splitScope } from './scope.catalogue.js';
+} from './clients.js';
+import { API_RESOURCE, grantScopes, rememberedScopes } from './consent.store.js';
+import { errorPage, PAGE_CSP } from './interaction.pages.js';
+import type { OAuthKeys } from './keys.js';
 
 export interface OAuthConfigDeps {
   orm: Orm;

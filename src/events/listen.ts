@@ -28,7 +28,7 @@ export function listenForWork(
     client = c;
     c.on('notification', (m) => handlers[m.channel]?.(m.payload ?? ''));
     c.on('error', (err) => {
-      if (!closed) log.warn({ err }, 'webhook listener connection lost; reconnecting');
+      if (!closed) log.warn({ err }, 'notification listener connection lost; reconnecting');
       reconnect(c);
     });
     try {
@@ -38,7 +38,7 @@ export function listenForWork(
       // Work may have committed while we were not listening.
       for (const h of Object.values(handlers)) h();
     } catch (err) {
-      if (!closed) log.warn({ err }, 'webhook listener could not connect; retrying');
+      if (!closed) log.warn({ err }, 'notification listener could not connect; retrying');
       reconnect(c);
     }
   };

@@ -1,25 +1,23 @@
-// Starts and stops an instance's webhook machinery: the fan-out from the outbox, the delivery worker, the
-// LISTEN connection that wakes them, and the 30-day retention sweep.
+// Starts and stops an instance's webhook delivery: the worker, the LISTEN connection that wakes it and keeps the
+// target cache current, and the 30-day retention sweep. (Events become deliveries in the outbox relay, which runs
+// whether or not this does: src/events/relay.ts.)
 import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
-import type { EventBus } from '../events/bus.js';
+import { type Listener, listenForWork } from '../events/listen.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import { DELIVERY_CHANNEL } from '../webhooks/fanout.js';
+import { decryptSecret, loadDataKey } from '../webhooks/secret.js';
+import { guardedConnector, type Lookup } from '../webhooks/target-guard.js';
 import { deleteFinishedBefore } from './delivery.store.js';
 import { DeliveryWorker } from './delivery.worker.js';
-import { DELIVERY_CHANNEL, fanOutBatch, OUTBOX_CHANNEL } from './fanout.js';
-import { type Listener, listenForWork } from './listen.js';
-import { Pump } from './pump.js';
-import { decryptSecret, loadDataKey } from './secret.js';
 import { SUBSCRIPTION_CHANNEL, TargetCache } from './target.cache.js';
-import { guardedConnector, type Lookup } from './target-guard.js';
 import { webhookMetrics } from './webhook.metrics.js';
 
 const DAY_MS = 24 * 3600 * 1000;
-const FANOUT_BATCH = 200;
 const STOP_GRACE_MS = 15_000;
 /**
  * Attempts sending at once in an instance. Outcomes wait for their batch to be written, up to UNRECORDED_LIMIT:
@@ -31,12 +29,11 @@ export const UNRECORDED_LIMIT = 4 * CONCURRENCY;
 /** Connections at once to one receiver's origin: as many as attempts, so none waits for a connection past its deadline. */
 const CONNECTIONS_PER_HOST = CONCURRENCY;
 
-export interface WebhookRuntimeOptions {
+export interface DeliveryOptions {
   orm: Orm;
   databaseUrl: string;
   clock: Clock;
   log: Logger;
-  bus?: EventBus | undefined;
   /** The instance's registry: deliveries by outcome and the queue's depth are published on it. */
   metrics?: Pick<Metrics, 'counter' | 'gauge'> | undefined;
   retryScheduleMs: readonly number[];
@@ -55,14 +52,14 @@ export interface WebhookRuntimeOptions {
   random?: () => number;
 }
 
-export interface WebhookRuntime {
-  /** Looks for work now instead of at the next poll. */
+export interface DeliveryRuntime {
+  /** Looks for due deliveries now instead of at the next poll. */
   wake(): void;
   stop(): Promise<void>;
 }
 
 /** The runtime's settings from configuration (CONTRACT §12). */
-export function webhookSettings(config: Config) {
+export function deliverySettings(config: Config) {
   return {
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE.map((s) => s * 1000),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -77,7 +74,7 @@ function userAgent(): string {
   return `Carshare-Webhooks/${pkg.version}`;
 }
 
-export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRuntime> {
+export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime> {
   const { orm, clock, log } = o;
   const key = await loadDataKey(orm.em.fork());
   const pollMs = o.pollMs ?? 1000;
@@ -114,20 +111,6 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
     userAgent: userAgent(),
     onOutcome: o.metrics ? webhookMetrics(o.metrics, orm, clock) : undefined,
   });
-  const fanout = new Pump(
-    async () => {
-      const events = await fanOutBatch(orm.em.fork(), { now: clock.now(), limit: FANOUT_BATCH });
-      if (events.length > 0) worker.wake();
-      // Live listeners hear an event once it has committed and been fanned out.
-      for (const e of events)
-        await o.bus?.publish(e).catch((err) => log.warn({ err }, 'could not publish an event to the bus'));
-      return events.length === FANOUT_BATCH;
-    },
-    pollMs,
-    // No settle time: events committing during a fan-out are taken together by the next one, and a lone
-    // event goes out at once.
-    (err) => log.error({ err }, 'webhook fan-out failed'),
-  );
   const retentionMs = o.retentionMs ?? 30 * DAY_MS;
   const sweep = setInterval(() => {
     deleteFinishedBefore(orm.em.fork(), new Date(clock.now().getTime() - retentionMs)).catch((err) =>
@@ -138,7 +121,6 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
   listener = listenForWork(
     o.databaseUrl,
     {
-      [OUTBOX_CHANNEL]: () => fanout.wake(),
       [DELIVERY_CHANNEL]: () => worker.wake(),
       [SUBSCRIPTION_CHANNEL]: (id) => targets.forget(id || undefined),
     },
@@ -148,13 +130,11 @@ export async function startWebhooks(o: WebhookRuntimeOptions): Promise<WebhookRu
 
   return {
     wake() {
-      fanout.wake();
       worker.wake();
     },
     async stop() {
       clearInterval(sweep);
       await listening.close();
-      await fanout.stop();
       // Attempts get their deadline, but no more than fits in the process's 20 s shutdown (src/main.ts).
       await worker.stop(Math.min(o.timeoutMs + 1000, STOP_GRACE_MS));
       // Anything still in flight past its deadline is cut; its lease runs out and another instance retries.

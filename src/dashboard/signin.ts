@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Clock } from '../shared/clock.js';
-import type { Execute } from './dashboard.api.js';
-import type { Kit } from './dashboard.kit.js';
-import { BASE, send } from './dashboard.layout.js';
+import type { Execute } from './api.js';
+import { href, html } from './html.js';
+import type { Kit } from './kit.js';
+import { BASE, send } from './layout.js';
 import {
   authorizationUrl,
   DASHBOARD_SCOPE,
@@ -14,9 +15,8 @@ import {
   newVerifier,
   type OAuthClient,
   revokeToken,
-} from './dashboard.oauth.js';
-import { newSessionId } from './dashboard.session.js';
-import { href, html } from './html.js';
+} from './oauth.js';
+import { newSessionId } from './session.js';
 
 const ME = '{ me { id username roles } }';
 
@@ -39,7 +39,7 @@ const oauthErrors: Record<string, string> = {
   temporarily_unavailable: 'The authorization server is busy.',
 };
 
-export function signInRoutes(
+export function serveSignIn(
   router: Router,
   kit: Kit,
   deps: { client: OAuthClient; execute: Execute; clock: Clock },

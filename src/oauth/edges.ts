@@ -1,7 +1,7 @@
 // Answers the authorization server gives in its own terms (CONTRACT §14): discovery lists every scope of the
 // catalogue, and a rate-limited request is told so as OAuth clients and browsers expect.
 import type Koa from 'koa';
-import { scopes } from './actor.js';
+import { scopes } from '../access/actor.js';
 import { errorPage, PAGE_CSP } from './interaction.pages.js';
 import { INTERACTION_PATH } from './interaction.routes.js';
 

@@ -1,20 +1,27 @@
 // The resource server, in-process: a bearer token becomes the Actor of CONTRACT §4. The token is found through
 // oidc-provider (opaque, looked up by its hash), then checked as the userinfo endpoint would: expiry to the second
 // (find() tolerates 15 s), audience, no sender binding, client application still active, grant still present,
-// account still active. Good answers are cached briefly; see token.cache.ts for how they are forgotten.
+// account still active. Good answers are cached briefly; see access/token.cache.ts for how they are forgotten.
 import type Provider from 'oidc-provider';
+import {
+  type Actor,
+  roles as allRoles,
+  anonymous,
+  clientActor,
+  type Role,
+  type Scope,
+} from '../access/actor.js';
+import { type Authenticator, bearerToken } from '../access/authenticate.js';
+import { INVALID_TOKEN } from '../access/challenge.js';
+import { isScope, splitScope } from '../access/scope.catalogue.js';
+import { type CachedToken, TokenCache } from '../access/token.cache.js';
 import type { Orm } from '../db/orm.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import { findAccount } from './account.lookup.js';
-import { type Actor, roles as allRoles, anonymous, clientActor, type Role, type Scope } from './actor.js';
-import { type Authenticator, bearerToken } from './authenticate.js';
-import { INVALID_TOKEN } from './challenge.js';
+import { tokenHash } from './adapter.js';
+import { APPLICATION_ID } from './clients.js';
 import { API_RESOURCE } from './consent.store.js';
-import { tokenHash } from './oauth.adapter.js';
-import { APPLICATION_ID } from './oauth.clients.js';
-import { isScope, splitScope } from './scope.catalogue.js';
-import { type CachedToken, TokenCache } from './token.cache.js';
 
 export interface TokenAuthenticator extends Authenticator {
   close(): Promise<void>;

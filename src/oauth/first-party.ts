@@ -1,12 +1,12 @@
 // The operators dashboard's own client application, created at bootstrap (CONTRACT §12). Its secret is derived
 // from a key in the database, so every instance (and the dashboard) can compute it while only its hash is stored.
-import { scopes } from '../auth/actor.js';
-import { derivedSecret, loadOAuthKeys } from '../auth/oauth.keys.js';
+import { scopes } from '../access/actor.js';
+import { createClientApplication } from '../clientapps/client-application.commands.js';
+import { ClientApplication } from '../clientapps/client-application.entity.js';
+import { hashSecret } from '../clientapps/client-secret.js';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
-import { createClientApplication } from './client-application.commands.js';
-import { ClientApplication } from './client-application.entity.js';
-import { hashSecret } from './client-secret.js';
+import { derivedSecret, loadOAuthKeys } from './keys.js';
 
 export const DASHBOARD_CLIENT_ID = 'carshare-dashboard';
 export const DASHBOARD_CALLBACK_PATH = '/dashboard/oauth/callback';

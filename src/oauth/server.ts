@@ -6,10 +6,10 @@ import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import { purgeExpired } from './adapter.js';
+import { oauthConfiguration } from './configuration.js';
 import { interactionRoutes } from './interaction.routes.js';
-import { purgeExpired } from './oauth.adapter.js';
-import { oauthConfiguration } from './oauth.config.js';
-import { derivedSecret, loadOAuthKeys } from './oauth.keys.js';
+import { derivedSecret, loadOAuthKeys } from './keys.js';
 import { type TokenAuthenticator, tokenAuthenticator } from './token.authenticator.js';
 
 export const OAUTH_PATH = '/api/oauth';

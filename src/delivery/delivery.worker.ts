@@ -3,13 +3,13 @@
 // batches. Several instances run side by side; each delivery has one holder.
 import type { Dispatcher } from 'undici';
 import type { Orm } from '../db/orm.js';
+import { Pump } from '../events/pump.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { recordAttempts } from './attempt.batch.js';
 import { AttemptRecorder } from './attempt.recorder.js';
 import { type Claimed, claimDue, releaseClaims, releaseUnsent } from './delivery.store.js';
 import { decide, type RetryPolicy } from './outcome.js';
-import { Pump } from './pump.js';
 import { sendAttempt } from './send.js';
 import type { Target, TargetCache } from './target.cache.js';
 import type { DeliveryOutcome, OutcomeCounter } from './webhook.metrics.js';

@@ -7,14 +7,14 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
+import { isScope, scopeDescriptions } from '../access/scope.catalogue.js';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { findAccount } from './account.lookup.js';
+import { APPLICATION_ID } from './clients.js';
 import { API_RESOURCE, grantedScopes, grantScopes, rememberConsent } from './consent.store.js';
 import { consentPage, errorPage, loginPage, PAGE_CSP } from './interaction.pages.js';
-import { APPLICATION_ID } from './oauth.clients.js';
-import { isScope, scopeDescriptions } from './scope.catalogue.js';
 import { signIn } from './sign-in.js';
 
 export const INTERACTION_PATH = '/api/oauth/interaction';

@@ -1,8 +1,8 @@
 // Client applications as oidc-provider clients: an Active row of client_application becomes client metadata;
 // a suspended or deleted one is no client at all, so its requests fail with invalid_client at once.
 import type { AdapterPayload } from 'oidc-provider';
+import { isOidcScope } from '../access/scope.catalogue.js';
 import type { Orm } from '../db/orm.js';
-import { isOidcScope } from './scope.catalogue.js';
 
 /** Our custom client metadata (oidc-provider `extraClientMetadata.properties`). */
 export const APPLICATION_ID = 'urn:carshare:application_id';

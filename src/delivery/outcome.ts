@@ -1,6 +1,6 @@
 // What an attempt's result means for its delivery (CONTRACT §8): 2xx succeeds, 410 disables, a blocked target
 // fails at once, anything else is retried on the schedule with ±20 % jitter and Retry-After honoured.
-import type { DeliveryStatus } from './delivery.entity.js';
+import type { DeliveryStatus } from '../webhooks/delivery.entity.js';
 import type { AttemptResult } from './send.js';
 
 export const RETRY_AFTER_CAP_MS = 24 * 3600 * 1000;

@@ -3,10 +3,10 @@
 import type Koa from 'koa';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
-import { type Api, type ApiDeps, apiFor } from './dashboard.api.js';
-import { BASE, type PageSpec, send } from './dashboard.layout.js';
-import type { Sessions } from './dashboard.session.js';
+import { type Api, type ApiDeps, apiFor } from './api.js';
 import { href, html } from './html.js';
+import { BASE, type PageSpec, send } from './layout.js';
+import type { Sessions } from './session.js';
 
 export type Form = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // The frame of every dashboard page: navigation, who is signed in, the notice or problem of the last action, and
 // the security headers (a strict CSP: only this origin's stylesheet and script, no inline code, no framing).
 import type Koa from 'koa';
-import type { Problem } from './dashboard.errors.js';
+import type { Problem } from './errors.js';
 import { type Html, html } from './html.js';
 
 export const BASE = '/dashboard';

@@ -4,9 +4,9 @@ import type { FormattedExecutionResult } from 'graphql';
 import type Koa from 'koa';
 import type { Clock } from '../shared/clock.js';
 import { isDomainError } from '../shared/errors.js';
-import type { ApiError } from './dashboard.errors.js';
-import { DASHBOARD_SCOPE, type OAuthClient, refreshTokens } from './dashboard.oauth.js';
-import type { Session, Sessions } from './dashboard.session.js';
+import type { ApiError } from './errors.js';
+import { DASHBOARD_SCOPE, type OAuthClient, refreshTokens } from './oauth.js';
+import type { Session, Sessions } from './session.js';
 
 /** Runs one GraphQL operation as the bearer of `authorization`, like the REST facade does. */
 export type Execute = (

@@ -2,10 +2,11 @@
 // record attempts, the deliveries' new state and the subscriptions' health in one transaction per batch.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../shared/ids.js';
-import type { AttemptTrigger } from './delivery.entity.js';
+import type { AttemptTrigger } from '../webhooks/delivery.entity.js';
+import { settlePending } from '../webhooks/delivery.settle.js';
+import type { DisabledReason } from '../webhooks/subscription.entity.js';
 import type { Outcome } from './outcome.js';
 import type { AttemptResult } from './send.js';
-import type { DisabledReason } from './subscription.entity.js';
 import { foldHealth, HEALTH_SQL } from './subscription.health.js';
 
 export interface Claimed {
@@ -44,21 +45,6 @@ export async function claimDue(
     [token, new Date(opts.now.getTime() + opts.leaseMs), opts.now, opts.now, opts.limit],
   );
   return rows;
-}
-
-/** Marks a subscription's pending deliveries Skipped (it was disabled) or Cancelled (it was deleted). */
-export async function settlePending(
-  em: EntityManager,
-  subscriptionId: string,
-  status: 'Skipped' | 'Cancelled',
-  now: Date,
-): Promise<void> {
-  await run(
-    em,
-    `update "webhook_delivery" set "status" = ?, "next_attempt_date_utc" = null, "manual" = false,
-      "last_modified_date_utc" = ? where "subscription_id" = ? and "status" = 'Pending' returning "id"`,
-    [status, now, subscriptionId],
-  );
 }
 
 export async function disableSubscription(
