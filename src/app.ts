@@ -23,7 +23,7 @@ import { createEdge } from './edge.js';
 import { startApollo } from './graphql/apollo.js';
 import { CompiledDocuments } from './graphql/compiled.js';
 import { type Context, createContext } from './graphql/context.js';
-import { createExecutionGate } from './graphql/execution-gate.js';
+import { createExecutionGate, gateSizes } from './graphql/execution-gate.js';
 import { inProcessExecutor } from './graphql/in-process.js';
 import { graphqlLimits } from './graphql/limits.guard.js';
 import type { GraphQLLimits } from './graphql/limits.js';
@@ -121,9 +121,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     maxDepth: deps.config.GRAPHQL_MAX_DEPTH ?? 12,
     maxCost: deps.config.GRAPHQL_MAX_COST ?? 50_000,
   };
-  // A REST page of 100 with everything embedded runs at once; larger executions share one budget of the most a
-  // single document may cost (README Decisions: the limits and why).
-  const gate = createExecutionGate({ freeBelow: 5_000, budget: limits.maxCost });
+  // Single objects and short pages run at once; pages and larger executions queue for budgets of their own
+  // (README Decisions: the limits and why).
+  const gate = createExecutionGate(gateSizes(limits.maxCost));
 
   const apollo = await startApollo({
     schema: deps.schema,

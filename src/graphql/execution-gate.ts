@@ -1,12 +1,12 @@
-// Large GraphQL executions queue for a share of a fixed budget (CONTRACT §13 "Memory"): a weighted semaphore
-// keyed on the document's cost, so a few large queries at once cannot hold the process's memory, while small
-// requests (most of them: a REST page of 100) never wait behind them.
+// Executions queue by cost (CONTRACT §13 "Memory"): weighted semaphores keyed on the document's cost, so what runs
+// at once (and so the memory its partial answers hold) is bounded, while small requests (a single object, a short
+// page) never wait. Pages and large queries queue in lanes of their own: a page never waits behind a large query.
 export interface ExecutionGate {
   /** Waits until an execution of this cost may run; call the returned function when it is done. */
   enter(cost: number): Promise<() => void>;
-  /** Whether an execution of this cost is a large one (it waits for its share of the budget). */
+  /** Whether an execution of this cost is a large one (it runs root field by root field). */
   isLarge(cost: number): boolean;
-  /** Executions waiting now, and the budget in use (for tests and metrics). */
+  /** Executions waiting now, and the budget in use, over both lanes (for tests and metrics). */
   readonly waiting: number;
   readonly inUse: number;
 }
@@ -14,13 +14,37 @@ export interface ExecutionGate {
 export interface GateOptions {
   /** Executions costing at most this run at once, without waiting. */
   freeBelow: number;
+  /** Executions costing at most this (and more than `freeBelow`) are pages: they share `pageBudget`. */
+  pagesBelow: number;
+  /** What pages running together may cost in all. */
+  pageBudget: number;
   /** What large executions running together may cost in all; one larger than this runs alone. */
   budget: number;
 }
 
-export function createExecutionGate({ freeBelow, budget }: GateOptions): ExecutionGate {
+/**
+ * The service's sizes for a cost limit. A single object with every embed costs at most a few dozen and a page of 10
+ * at most a few hundred: they run at once. A REST page of 100 with everything embedded costs 1,800 (cars) to 3,200
+ * (bookings): a handful run together, the rest wait. With 100 connections asking for pages, running all of them at
+ * once bought no throughput (10 database connections, 2 cores) but held every one's partial answer in memory for
+ * as long as the slowest took, long enough for V8 to promote it to the old generation (test/bench S1).
+ */
+export const gateSizes = (maxCost: number): GateOptions => ({
+  freeBelow: 500,
+  pagesBelow: 5_000,
+  pageBudget: 8_000,
+  budget: maxCost,
+});
+
+interface Lane {
+  enter(weight: number): Promise<() => void>;
+  readonly waiting: number;
+  readonly inUse: number;
+}
+
+/** A weighted semaphore, first come first served: a heavy one at the head is not overtaken by lighter ones forever. */
+function lane(budget: number): Lane {
   let inUse = 0;
-  // First come, first served: a large execution at the head is not overtaken by smaller ones forever.
   const queue: { weight: number; start: () => void }[] = [];
 
   const admit = () => {
@@ -34,7 +58,6 @@ export function createExecutionGate({ freeBelow, budget }: GateOptions): Executi
   };
 
   return {
-    isLarge: (cost) => cost > freeBelow,
     get waiting() {
       return queue.length;
     },
@@ -42,7 +65,6 @@ export function createExecutionGate({ freeBelow, budget }: GateOptions): Executi
       return inUse;
     },
     enter(cost) {
-      if (cost <= freeBelow) return Promise.resolve(() => undefined);
       const weight = Math.min(cost, budget);
       return new Promise((resolve) => {
         let released = false;
@@ -55,6 +77,30 @@ export function createExecutionGate({ freeBelow, budget }: GateOptions): Executi
         queue.push({ weight, start: () => resolve(release) });
         admit();
       });
+    },
+  };
+}
+
+export function createExecutionGate({
+  freeBelow,
+  pagesBelow,
+  pageBudget,
+  budget,
+}: GateOptions): ExecutionGate {
+  const pages = lane(pageBudget);
+  const large = lane(budget);
+  const free = Promise.resolve(() => undefined);
+  return {
+    isLarge: (cost) => cost > pagesBelow,
+    get waiting() {
+      return pages.waiting + large.waiting;
+    },
+    get inUse() {
+      return pages.inUse + large.inUse;
+    },
+    enter(cost) {
+      if (cost <= freeBelow) return free;
+      return cost <= pagesBelow ? pages.enter(cost) : large.enter(cost);
     },
   };
 }

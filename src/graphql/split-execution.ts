@@ -11,7 +11,6 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Context } from './context.js';
-import { collectSoon } from './gc-hint.js';
 import { holdAsText } from './response-pieces.js';
 
 export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -48,7 +47,6 @@ export async function executeByRootField(args: {
       // What the previous root field loaded is in its answer now; the entities and loader caches can go.
       context.em.clear();
       context.loaders.clear();
-      collectSoon();
       await nextTurn();
     }
     const r = await execute({

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
-import { startVariant } from './processes.js';
+import { startFlags, startVariant } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -27,24 +27,31 @@ const agent = new Agent({ connect: { ca: tls.cert }, connections: 8 });
 try {
   log(`seeding ${size.cars} cars`);
   const prepared = await prepare(database.url, dataDir, size);
-  const svc = await startVariant('ours', 'variants/ours.ts', {
-    TLS_CERT: join(dataDir, 'tls', 'localhost.crt'),
-    TLS_KEY: join(dataDir, 'tls', 'localhost.key'),
-    DATABASE_URL: database.url,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    PUBLIC_URL: origin,
-    HTTP_PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
-    RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
-    OPS_EMAIL: 'ops@bench.example',
-    OPS_PASSWORD: 'ops passphrase for the bench',
-    // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
-    ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
-  });
+  const svc = await startVariant(
+    'ours',
+    'variants/ours.ts',
+    {
+      TLS_CERT: join(dataDir, 'tls', 'localhost.crt'),
+      TLS_KEY: join(dataDir, 'tls', 'localhost.key'),
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_URL: origin,
+      HTTP_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+      RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
+      OPS_EMAIL: 'ops@bench.example',
+      OPS_PASSWORD: 'ops passphrase for the bench',
+      // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
+      ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
+    },
+    false,
+    // As `npm start` runs it.
+    startFlags(),
+  );
   const token = await clientCredentialsToken(
     origin,
     readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8'),

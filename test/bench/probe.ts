@@ -1,7 +1,7 @@
 // Preloaded (`--import`) into every measured process: counts the SQL statements the process sends through `pg`
 // (whichever library calls it) and answers the harness's IPC question with them, its CPU time and its RSS.
 import { appendFileSync } from 'node:fs';
-import { getHeapCodeStatistics } from 'node:v8';
+import { getHeapCodeStatistics, getHeapSpaceStatistics } from 'node:v8';
 import pg from 'pg';
 
 let statements = 0;
@@ -33,6 +33,8 @@ export interface ProbeStats {
   heapTotal: number;
   external: number;
   codeAndMetadata: number;
+  /** Committed size of each V8 heap space (new_space, old_space, large_object_space, ...). */
+  spaces: Record<string, number>;
 }
 
 function memoryOf() {
@@ -44,6 +46,7 @@ function memoryOf() {
     heapTotal: m.heapTotal,
     external: m.external,
     codeAndMetadata: code.code_and_metadata_size + code.bytecode_and_metadata_size,
+    spaces: Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size])),
   };
 }
 

@@ -58,6 +58,21 @@ export function buildCompiled(): void {
 }
 
 /**
+ * The Node flags `npm start` gives the service (package.json's `start`: `node <flags> dist/src/start.js`), so the
+ * measured service runs with exactly those.
+ */
+export function startFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const words = scripts.start!.split(/\s+/);
+  const from = words.indexOf('node');
+  const script = words.findIndex((w) => w.endsWith('start.js'));
+  if (from < 0 || script < from) throw new Error(`unexpected start script: ${scripts.start}`);
+  return words.slice(from + 1, script).filter((w) => w.startsWith('--'));
+}
+
+/**
  * Forks `file` (relative to test/bench) and waits for its `{type:'ready', port}`. A `compiled` variant runs
  * its JavaScript from dist/ (see `buildCompiled`); the others run through tsx.
  */
@@ -66,12 +81,15 @@ export async function startVariant(
   file: string,
   env: Record<string, string>,
   compiled = false,
+  /** Node and V8 flags for the process (many V8 flags are refused in NODE_OPTIONS). */
+  nodeFlags: readonly string[] = [],
 ): Promise<Variant> {
   let output = '';
   const js = (f: string) => resolve(compiledDir, f.replace(/\.ts$/, '.js'));
   const child = fork(compiled ? js(file) : resolve(here, file), [], {
     cwd: root,
     execArgv: [
+      ...nodeFlags,
       ...(compiled ? [] : ['--import', 'tsx']),
       '--import',
       compiled ? js('probe.ts') : resolve(here, 'probe.ts'),

@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { clientActor, userActor } from '../../src/access/actor.js';
 import { freePort } from '../support/port.js';
-import { startVariant, type Variant } from './processes.js';
+import { startFlags, startVariant, type Variant } from './processes.js';
 import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
 import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';
 import { clientCredentialsToken, userToken } from './tokens.js';
@@ -54,6 +54,8 @@ export async function startAll(
         ...extra,
       },
       true,
+      // As `npm start` runs it.
+      startFlags(),
     );
     o.processes.set(name, v);
     return v;

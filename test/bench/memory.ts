@@ -1,0 +1,165 @@
+// Where the service's memory goes under load, per scenario (not a test: it prints, it asserts nothing). Each
+// scenario gets a fresh service process (so no scenario's peak carries into the next), compiled and started with
+// the Node flags of `npm start` (`startFlags()`), driven by 100 keep-alive connections; RSS, V8's heap (used, total,
+// new and old space), memory outside it and the process's CPU are sampled every 200 ms.
+// `npx tsx test/bench/memory.ts [--cars 1000] [--duration 8] [--only S1,S2,S3]`; `MEMORY_NODE_OPTIONS` adds flags.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Agent, fetch } from 'undici';
+import { loadCertificate } from '../../src/tls.js';
+import { freePort } from '../support/port.js';
+import type { ProbeStats } from './probe.js';
+import { buildCompiled, cpuOf, startDriver, startFlags, startVariant } from './processes.js';
+import { createDatabase, prepare, READER_SCOPES } from './setup.js';
+import { clientCredentialsToken } from './tokens.js';
+
+const { values: a } = parseArgs({
+  options: {
+    cars: { type: 'string', default: '1000' },
+    duration: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '100' },
+    only: { type: 'string', default: 'S2,S3,S1' },
+    // Node flags to compare, `;`-separated (`--flags ';--max-semi-space-size=16'`: none against that one); each
+    // scenario runs every set in turn, `--rounds` times, so that the machine's load falls on all of them alike.
+    flags: { type: 'string', default: '' },
+    rounds: { type: 'string', default: '1' },
+  },
+});
+const size = { cars: Number(a.cars), bookings: 10 * Number(a.cars), users: 200 };
+const server = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const S1 = '/api/cars?limit=100&embed=all';
+
+buildCompiled();
+const dataDir = mkdtempSync(join(tmpdir(), 'carshare-memory-'));
+const tls = await loadCertificate({ dataDir });
+const database = await createDatabase(server);
+const driver = startDriver();
+try {
+  const prepared = await prepare(database.url, dataDir, size);
+  const rows: string[] = [];
+  const runs = a.only
+    .split(',')
+    .flatMap((id) =>
+      Array.from({ length: Number(a.rounds) }, () =>
+        a.flags.split(';').map((flags) => ({ id, flags })),
+      ).flat(),
+    );
+  for (const { id, flags } of runs) {
+    const extra = process.env.MEMORY_NODE_OPTIONS ?? '';
+    const port = await freePort();
+    const origin = `https://localhost:${port}`;
+    const svc = await startVariant(
+      id,
+      'variants/ours.ts',
+      {
+        TLS_CERT: join(dataDir, 'tls', 'localhost.crt'),
+        TLS_KEY: join(dataDir, 'tls', 'localhost.key'),
+        DATABASE_URL: database.url,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        PUBLIC_URL: origin,
+        HTTP_PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_PER_MINUTE: '1000000000',
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000000',
+        RATE_LIMIT_AUTH_PER_MINUTE: '1000000000',
+        OPS_EMAIL: 'ops@bench.example',
+        OPS_PASSWORD: 'ops passphrase for the bench',
+        ...(extra ? { NODE_OPTIONS: extra } : {}),
+        // `NAME=value` among the compared flags is an environment variable.
+        ...Object.fromEntries(
+          flags
+            .split(/\s+/)
+            .filter((w) => /^[A-Z_]+=/.test(w))
+            .map((w) => w.split('=')),
+        ),
+      },
+      true,
+      // `npm start`'s flags, then those compared.
+      [...startFlags(), ...flags.split(/\s+/).filter((w) => w.startsWith('--'))],
+    );
+    try {
+      const token = await clientCredentialsToken(
+        origin,
+        readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8'),
+        prepared.reader,
+        READER_SCOPES,
+      );
+      const headers = { authorization: `Bearer ${token}` };
+      const agent = new Agent({ connect: { ca: tls.cert } });
+      const first = await fetch(`${origin}${S1}`, { headers, dispatcher: agent });
+      const page = (await first.json()) as { Cars: { Id: string }[] };
+      const etag = first.headers.get('etag')!;
+      await agent.close();
+      const job = {
+        S1: { path: S1, generator: { kind: 'unique' as const }, headers, expectStatus: 200 },
+        S2: {
+          path: `/api/cars/${page.Cars[0]!.Id}`,
+          generator: { kind: 'unique' as const },
+          headers,
+          expectStatus: 200,
+        },
+        S3: {
+          path: S1,
+          generator: { kind: 'fixed' as const },
+          headers: { ...headers, 'if-none-match': etag },
+          expectStatus: 304,
+        },
+      }[id];
+      if (!job) throw new Error(`unknown scenario ${id}`);
+      const base = {
+        origin,
+        ca: tls.cert,
+        method: 'GET' as const,
+        connections: Number(a.connections),
+        seq: 0,
+        ...job,
+      };
+      await driver.run({ ...base, durationMs: 2000 });
+      const idle = await svc.stats();
+      let peak: ProbeStats = idle;
+      let done = false;
+      const sampler = (async () => {
+        while (!done) {
+          const s = await svc.stats();
+          if (s.rss > peak.rss) peak = s;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      })();
+      const cpu0 = cpuOf([svc.pid]).get(svc.pid)!;
+      // MEMORY_SNAPSHOT=1 (with `--heapsnapshot-signal=SIGUSR2` in MEMORY_NODE_OPTIONS): what is live halfway.
+      const snapshot = process.env.MEMORY_SNAPSHOT
+        ? setTimeout(() => process.kill(svc.pid, 'SIGUSR2'), Number(a.duration) * 500)
+        : undefined;
+      const r = await driver.run({ ...base, durationMs: Number(a.duration) * 1000, seq: 1_000_000 });
+      clearTimeout(snapshot);
+      const cpu = cpuOf([svc.pid]).get(svc.pid)! - cpu0;
+      done = true;
+      await sampler;
+      const mb = (b = 0) => Math.round(b / 1_048_576);
+      rows.push(
+        `| ${id} | ${flags || '–'} | ${Math.round(r.rps)} | ${r.p50Ms.toFixed(1)} | ${Math.round(cpu / Math.max(1, r.requests))} | ${r.errors} | ${mb(idle.rss)} | ${mb(peak.rss)} | ${mb(peak.heapUsed)} | ${mb(peak.heapTotal)} | ${mb(peak.spaces.new_space)} | ${mb(peak.spaces.old_space)} | ${mb((peak.spaces.large_object_space ?? 0) + (peak.spaces.new_large_object_space ?? 0))} | ${mb(peak.external)} | ${mb(peak.rss - peak.heapTotal - peak.external)} |`,
+      );
+      log(rows.at(-1)!);
+      if (r.firstError) log(`  ${id}: ${r.errors} errors, the first: ${r.firstError}`);
+    } finally {
+      await svc.stop();
+    }
+  }
+  process.stdout.write(
+    [
+      '| Scenario | flags | req/s | p50 ms | CPU µs/req | errors | RSS after warm-up MB | peak RSS MB | heap used | heap total | new space | old space | large objects | external | RSS − heap − external |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows,
+      '',
+    ].join('\n'),
+  );
+} finally {
+  driver.stop();
+  await database.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
