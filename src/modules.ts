@@ -1,6 +1,6 @@
 // The subdomains the service is composed of, in dependency order.
 import { createAccountsModule } from './accounts/accounts.resolvers.js';
-import { auditModule } from './audit/audit.resolvers.js';
+import { auditModule } from './audit-search/audit.resolvers.js';
 import { bookingPolicy } from './bookings/booking.policy.js';
 import { createBookingsModule } from './bookings/bookings.resolvers.js';
 import { recordingLockDevice } from './bookings/car-lock.port.js';

@@ -1,8 +1,9 @@
 // Reading the audit trail (CONTRACT §18): one search statement per page, newest first by default.
+
+import { AuditEntry } from '../audit/audit-entry.entity.js';
 import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { checkRange, type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
-import { AuditEntry } from './audit-entry.entity.js';
 
 const columns = {
   occurredDateUtc: 'occurred_date_utc',
