@@ -49,6 +49,8 @@ const layers: readonly (readonly string[])[] = [
   ['src/db'],
   // Who is calling and what they may do: Actor, permission table, scope catalogue, bearer-token plumbing.
   ['src/access'],
+  // The HTTP edge's own pieces: the caller resolved once per request, the probes, the shared Redis, rate limits.
+  ['src/http'],
   ['src/events'],
   ['src/graphql'],
   // The audit trail: the declarations every subdomain's mutations make, and the operators' query over them.
