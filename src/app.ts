@@ -16,7 +16,7 @@ import { createEdge } from './edge.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQL } from './graphql/endpoint.js';
 import type { GraphQLLimits } from './graphql/limits.js';
-import { identifyCaller, type RequestCaller } from './http/caller.js';
+import { identifyCaller } from './http/caller.js';
 import { healthRoutes } from './http/health.routes.js';
 import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
@@ -126,8 +126,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       schema,
       errors: errorTable,
       publicUrl: config.PUBLIC_URL,
-      execute: (document, variables, caller: RequestCaller, id) =>
-        graphql.execute(document, variables, caller.actor, id),
+      execute: graphql.execute,
       cache: restCache,
       onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
       guide: guide(guideSettings(config, deps.caFile)),

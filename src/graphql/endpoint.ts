@@ -11,7 +11,7 @@ import type { Actor } from '../access/actor.js';
 import type { Authenticator } from '../access/authenticate.js';
 import { asHttpError } from '../access/challenge.js';
 import type { Orm } from '../db/orm.js';
-import { actorOf } from '../http/caller.js';
+import { actorOf, type RequestCaller } from '../http/caller.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -44,11 +44,11 @@ export interface GraphQLEndpoint {
   limits: GraphQLLimits;
   /** `/graphql`, as the caller the edge identified. */
   router: Router;
-  /** Runs a document as an actor already known (the REST facade). */
+  /** Runs a document as the caller the edge resolved (the REST facade). */
   execute(
     document: string | DocumentNode,
     variables: Record<string, unknown>,
-    actor: Actor,
+    caller: RequestCaller,
     requestId: string,
   ): Promise<InProcessResult>;
   /** Runs a document as the bearer of a token of its own (the dashboard's operator session). */
@@ -108,7 +108,8 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     apollo,
     limits,
     router,
-    execute,
+    execute: (document, variables, caller, requestId) =>
+      execute(document, variables, caller.actor, requestId),
     async executeWithToken(document, variables, authorization, requestId) {
       return execute(document, variables, await authenticator.actorFor(authorization), requestId);
     },
