@@ -1,7 +1,7 @@
 // The REST facade (DESIGN.md): a Koa middleware that matches a route, binds the request to the route's
 // GraphQL operation, runs it through the caller's own execution path, and answers in the negotiated format.
 import { randomUUID } from 'node:crypto';
-import { type DocumentNode, type GraphQLSchema, getNamedType } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
 import type { ResponseCache } from './cache.js';
 import { DocumentCache } from './document.js';
@@ -21,7 +21,6 @@ import { referenceServer } from './reference.js';
 import { type Caller, negotiate, sendError } from './respond.js';
 import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
-import { isResource, reachable } from './schema.model.js';
 import { RouteTable } from './table.js';
 import { typeScriptServer } from './typescript.js';
 
@@ -30,22 +29,23 @@ export interface ExecutionResult {
   errors?: readonly GraphQLErrorLike[];
 }
 
-export interface FacadeDeps {
+export interface FacadeDeps<C extends Caller = Caller> {
   schema: GraphQLSchema;
   /** The service's error codes, their statuses and the masked message (errors.ts says why it is handed over). */
   errors: ErrorTable;
-  /** Runs a document exactly as `/graphql` would, as the caller the Authorization header names. */
+  /** Runs a document exactly as `/graphql` would, as the caller the edge resolved (`ctx.state.caller`). */
   execute(
     document: DocumentNode,
     variables: Record<string, unknown>,
-    authorization: string | undefined,
+    caller: C,
     requestId: string,
   ): Promise<ExecutionResult>;
   /** The public origin, for absolute `Location` headers. */
   publicUrl: string;
-  /** A stable key for the caller (the per-caller GET cache); throws like `execute` for a bad token. */
-  identify?(authorization: string | undefined): Promise<Caller>;
-  /** The server-side GET cache; none when absent. */
+  /**
+   * The server-side GET cache; none when absent. The facade only reads and fills it: every write, REST or not,
+   * makes it stale in one place, the GraphQL server's mutation hook (invalidation.ts).
+   */
   cache?: ResponseCache;
   routes?: readonly RouteModule[];
   /** Where the facade is mounted (default `/api`) and paths below it that belong to others. */
@@ -59,11 +59,6 @@ export interface FacadeDeps {
 
 export interface Facade {
   middleware: Koa.Middleware;
-  /**
-   * Makes cached GETs stale after mutations that ran elsewhere (GraphQL clients such as the dashboard):
-   * the same tags the REST route of each mutation would bump.
-   */
-  invalidateAfter(mutations: readonly string[]): Promise<void>;
   table: RouteTable;
   documents: DocumentCache;
 }
@@ -78,7 +73,7 @@ function asRestError(err: unknown, hadToken: boolean, table: ErrorTable): RestEr
   return new RestError(e.body, authHeaders(code, e.body.Meta, hadToken));
 }
 
-export function createFacade(deps: FacadeDeps): Facade {
+export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade {
   const prefix = deps.prefix ?? '/api';
   const exclude = deps.exclude ?? [`${prefix}/oauth`];
   const table = new RouteTable(deps.schema, deps.routes ?? routeModules);
@@ -123,17 +118,5 @@ export function createFacade(deps: FacadeDeps): Facade {
     }
   };
 
-  const tagsOf = (mutation: string): string[] => {
-    const route = table.routes.find((r) => r.def.operation === mutation && r.def.method !== 'GET');
-    if (route) return [...route.invalidates];
-    const field = deps.schema.getMutationType()?.getFields()[mutation];
-    const node = field && getNamedType(field.type);
-    return node && isResource(node) ? [...reachable(node)] : [];
-  };
-  const invalidateAfter = async (mutations: readonly string[]) => {
-    const tags = [...new Set(mutations.flatMap(tagsOf))];
-    if (deps.cache && tags.length > 0) await deps.cache.invalidate(tags);
-  };
-
-  return { middleware, invalidateAfter, table, documents };
+  return { middleware, table, documents };
 }

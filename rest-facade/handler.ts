@@ -1,5 +1,5 @@
 // One REST request through its route: cache lookup, binding, the GraphQL document, execution, the
-// envelope in the negotiated format, and the cache and invalidation afterwards.
+// envelope in the negotiated format, and the cache afterwards (writes make it stale elsewhere: invalidation.ts).
 import type Koa from 'koa';
 import { bindArguments } from './binding.js';
 import { type CachedResponse, etagOf, matchesIfNoneMatch, memoKeys } from './cache.js';
@@ -11,7 +11,7 @@ import { render } from './formats/index.js';
 import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
-import { type Caller, send } from './respond.js';
+import { type Caller, knownCaller, send } from './respond.js';
 import { fieldsOf, reachable } from './schema.model.js';
 import { nodeSelection, pageSelection, parseEmbed, parseFieldSelection } from './selection.js';
 import type { Route, RouteTable } from './table.js';
@@ -49,8 +49,8 @@ function checkReadOnly(route: Route, params: Params, used: ReadonlySet<string>):
   if (errors.length > 0) throw fieldErrors(errors);
 }
 
-export interface HandlerContext {
-  deps: FacadeDeps;
+export interface HandlerContext<C extends Caller> {
+  deps: FacadeDeps<C>;
   table: RouteTable;
   documents: DocumentCache;
   /** The public origin, and where the facade is mounted. */
@@ -66,7 +66,13 @@ export type Handle = (
   requestId: string,
 ) => Promise<void>;
 
-export function createHandler({ deps, table, documents, base, prefix }: HandlerContext): Handle {
+export function createHandler<C extends Caller>({
+  deps,
+  table,
+  documents,
+  base,
+  prefix,
+}: HandlerContext<C>): Handle {
   /** A cached or fresh GET answer: 304 when the client already has this representation. */
   const sendRepresentation = (ctx: Koa.Context, r: CachedResponse, ttl: number) => {
     const headers = {
@@ -107,16 +113,12 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
     requestId: string,
     flight: Flight,
   ) {
-    const authorization = ctx.get('Authorization') || undefined;
     const isGet = route.def.method === 'GET';
     const ttl = route.def.ttl ?? DEFAULT_TTL;
     let cacheKey: string | undefined;
     let versions: Record<string, number> = {};
     if (isGet && deps.cache) {
-      const caller =
-        (ctx.state.caller as Caller | undefined)?.key ??
-        (deps.identify ? (await deps.identify(authorization)).key : (authorization ?? ''));
-      cacheKey = `${callerKey(caller)}:${requestKeyOf(`${format}\n${ctx.path}\n${ctx.querystring}`)}`;
+      cacheKey = `${callerKey(knownCaller(ctx).key)}:${requestKeyOf(`${format}\n${ctx.path}\n${ctx.querystring}`)}`;
       const hit = await deps.cache.get(cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
       const pending = inFlight.get(cacheKey);
@@ -183,14 +185,16 @@ export function createHandler({ deps, table, documents, base, prefix }: HandlerC
       });
       return { nodes, document };
     });
-    const result = await deps.execute(document, bound.variables, authorization, requestId);
+    const result = await deps.execute(document, bound.variables, knownCaller<C>(ctx), requestId);
     const first = result.errors?.[0];
     if (first) {
       const e = fromGraphQL(first, deps.errors, bound.aliases);
-      throw new RestError(e.body, authHeaders(e.body.ErrorCode, e.body.Meta, authorization !== undefined));
+      throw new RestError(
+        e.body,
+        authHeaders(e.body.ErrorCode, e.body.Meta, Boolean(ctx.get('Authorization'))),
+      );
     }
     const data = result.data?.[route.field.name];
-    if (!isGet && deps.cache) await deps.cache.invalidate(route.invalidates);
     if (route.status === 204) return send(ctx, 204, null, {});
 
     if (isGet && format === 'json') {

@@ -1,12 +1,12 @@
 // Rate limits (CONTRACT §10) with koa-ratelimit: sign-in, sign-up and token POSTs per client IP; every
-// other request per caller (token subject, or IP when anonymous). RateLimit-* headers on every response;
-// 429 with Retry-After and a TooManyRequests body in the negotiated format.
+// other request per caller (token subject, or IP when anonymous), as the edge left it on `ctx.state.caller`.
+// RateLimit-* headers on every response; 429 with Retry-After and a TooManyRequests body in the negotiated format.
 import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
 import { dtoName } from './dto.js';
 import { type ErrorTable, restError } from './errors.js';
-import { type Caller, formatOrJson, sendError } from './respond.js';
+import { callerOf, formatOrJson, sendError } from './respond.js';
 
 export interface RateLimitOptions {
   perMinute: number;
@@ -14,8 +14,6 @@ export interface RateLimitOptions {
   authPerMinute: number;
   /** Counters shared by instances; in this process's memory when absent. */
   redis?: Redis | undefined;
-  /** The caller behind an Authorization header; throws for a bad token (then counted by IP). */
-  identify(authorization: string | undefined): Promise<Caller>;
   /** The POSTs of the sign-in class (sign-in, sign-up, token). */
   isAuthRequest?(method: string, path: string): boolean;
   publicUrl: string;
@@ -90,8 +88,8 @@ export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
     ctx.state.rateLimitKey = `ip:${ctx.ip}`;
     if (isAuth(ctx.method, ctx.path)) cls = 'auth';
     else {
-      const caller = await opts.identify(ctx.get('Authorization') || undefined).catch(() => undefined);
-      if (caller) ctx.state.caller = caller;
+      // The caller the edge resolved; a bad token is counted by IP.
+      const caller = callerOf(ctx);
       if (caller?.subject) {
         cls = 'caller';
         ctx.state.rateLimitKey = `sub:${caller.subject}`;

@@ -6,10 +6,29 @@ import { errorPayload, render } from './formats/index.js';
 import { type Format, formatParam, fromAccept } from './formats/negotiate.js';
 import { queryValue } from './request.js';
 
-/** Who is calling: `subject` for rate limits (null when anonymous), `key` for the per-caller cache. */
+/**
+ * Who is calling, resolved once per request before the rate limits and left on `ctx.state.caller`: `subject` for
+ * rate limits (null when anonymous), `key` for the per-caller cache, `refused` the error a bad token raised (the
+ * rate limits then count by IP; the facade answers it where it first needs the caller).
+ */
 export interface Caller {
   subject: string | null;
   key: string;
+  refused?: unknown;
+}
+
+/** The caller the edge resolved, if any (a bad token counts as none). */
+export function callerOf<C extends Caller = Caller>(ctx: Koa.Context): C | undefined {
+  const caller = ctx.state.caller as C | undefined;
+  return caller && caller.refused === undefined ? caller : undefined;
+}
+
+/** The caller the edge resolved; throws the refusal of a bad token. */
+export function knownCaller<C extends Caller = Caller>(ctx: Koa.Context): C {
+  const caller = ctx.state.caller as C | undefined;
+  if (!caller) throw new Error('no caller on the request: the edge resolves it before the facade runs');
+  if (caller.refused !== undefined) throw caller.refused;
+  return caller;
 }
 
 export function send(

@@ -62,12 +62,13 @@ function compile(def: RouteDef, schema: GraphQLSchema, names: Names): Route {
     plural: plural(rest),
     pathArgs,
     status: statusFor[def.method],
-    invalidates:
-      def.method === 'GET'
-        ? []
-        : [...new Set([...reachable(shape.node), ...(def.invalidates ?? [])])].filter((t) => t !== 'Deleted'),
+    invalidates: def.method === 'GET' ? [] : invalidatedBy(def, shape.node),
   };
 }
+
+/** The tags a successful write through this row makes stale: what it returns, and what the row adds. */
+export const invalidatedBy = (def: RouteDef, node: ResultShape['node']): string[] =>
+  [...new Set([...reachable(node), ...(def.invalidates ?? [])])].filter((t) => t !== 'Deleted');
 
 const literals = (r: Route): number => r.segments.filter((s) => typeof s === 'string').length;
 

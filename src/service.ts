@@ -1,7 +1,7 @@
 // Starts and stops the whole service: database, GraphQL, listeners and background timers.
-
+import type { GraphQLSchema } from 'graphql';
 import type { Authenticator } from './access/authenticate.js';
-import { createApp } from './app.js';
+import { type App, createApp } from './app.js';
 import { bookingPolicy } from './bookings/booking.policy.js';
 import { startBookingTimers } from './bookings/booking.timers.js';
 import { bootstrap } from './bootstrap.js';
@@ -58,14 +58,7 @@ const SWEEP_MS = 60_000;
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
   const clock = opts.clock ?? systemClock;
-  const db =
-    opts.db ??
-    (await openDatabase({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.DATA_DIR,
-      entities,
-      onMigrated: (applied) => log.info({ applied }, 'applied database migrations'),
-    }));
+  const db = opts.db ?? (await openConfiguredDatabase(config, log));
   const ownsDb = !opts.db;
   let auth: AuthServer | undefined;
   let bus: EventBus | undefined;
@@ -87,20 +80,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       log,
       timers: opts.timers !== false,
     });
-    // Committed events for GraphQL subscriptions, shared by instances through Redis when configured.
-    bus = config.REDIS_URL
-      ? await redisBus(config.REDIS_URL, new URL(db.url).pathname.slice(1) || 'carshare', log)
-      : localBus();
-    const schema = buildSchema(
-      composeModules({
-        bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
-        webhooks: {
-          allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          bus,
-        },
-      }),
-    );
+    bus = await eventBus(config, db.url, log);
+    const schema = buildSchema(composeModules(moduleSettings(config, bus)));
     // One registry for the instance: HTTP and GraphQL (app), webhooks and the database pool publish on it.
     const metrics = createMetrics();
     watchPool(db.orm, metrics);
@@ -117,32 +98,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       // The default self-signed certificate, which ready-made curl commands tell curl to trust.
       caFile: config.TLS_CERT ? undefined : selfSignedCertPath(config.DATA_DIR),
     });
-    const tls = await loadCertificate({
-      dataDir: config.DATA_DIR,
-      certFile: config.TLS_CERT,
-      keyFile: config.TLS_KEY,
-    });
-    const listeners = await listen(app, schema, {
-      host: config.HOST,
-      port: config.PORT,
-      httpPort: config.HTTP_PORT,
-      key: tls.key,
-      cert: tls.cert,
-    });
-
-    const timers: Periodic[] = [];
-    if (opts.timers !== false) {
-      timers.push(
-        every(
-          SWEEP_MS,
-          () => db.orm.em.fork().transactional((em) => expireVerifications({ em, clock })),
-          (err) => log.error({ err }, 'verification expiry sweep failed'),
-        ),
-      );
-      // Booking timers (expire, no-show, auto-complete): every instance sweeps; SKIP LOCKED shares the work.
-      const policy = bookingPolicy(config.BOOKING_LEAD_MINUTES);
-      timers.push(startBookingTimers({ orm: db.orm, clock, policy, log }));
-    }
+    const { tls, listeners } = await serve(app, schema, config);
+    const timers = opts.timers !== false ? startSweeps(db, config, clock, log) : [];
     // Committed events are fanned out and published on the bus in every instance, delivering or not, so
     // subscribers hear them all; SKIP LOCKED shares the work.
     relay = startOutboxRelay({
@@ -194,4 +151,62 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     if (ownsDb) await db.close();
     throw e;
   }
+}
+
+/** The configured database (DATABASE_URL, or the embedded one in DATA_DIR), migrated. */
+function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
+  return openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    entities,
+    onMigrated: (applied) => log.info({ applied }, 'applied database migrations'),
+  });
+}
+
+/** Committed events for GraphQL subscriptions, shared by instances through Redis when configured. */
+function eventBus(config: Config, databaseUrl: string, log: Logger): Promise<EventBus> | EventBus {
+  return config.REDIS_URL
+    ? redisBus(config.REDIS_URL, new URL(databaseUrl).pathname.slice(1) || 'carshare', log)
+    : localBus();
+}
+
+function moduleSettings(config: Config, bus: EventBus): Parameters<typeof composeModules>[0] {
+  return {
+    bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
+    webhooks: {
+      allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      bus,
+    },
+  };
+}
+
+/** HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate. */
+async function serve(app: App, schema: GraphQLSchema, config: Config) {
+  const tls = await loadCertificate({
+    dataDir: config.DATA_DIR,
+    certFile: config.TLS_CERT,
+    keyFile: config.TLS_KEY,
+  });
+  const listeners = await listen(app, schema, {
+    host: config.HOST,
+    port: config.PORT,
+    httpPort: config.HTTP_PORT,
+    key: tls.key,
+    cert: tls.cert,
+  });
+  return { tls, listeners };
+}
+
+/** The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete). */
+function startSweeps(db: Database, config: Config, clock: Clock, log: Logger): Periodic[] {
+  return [
+    every(
+      SWEEP_MS,
+      () => db.orm.em.fork().transactional((em) => expireVerifications({ em, clock })),
+      (err) => log.error({ err }, 'verification expiry sweep failed'),
+    ),
+    // Every instance sweeps; SKIP LOCKED shares the work.
+    startBookingTimers({ orm: db.orm, clock, policy: bookingPolicy(config.BOOKING_LEAD_MINUTES), log }),
+  ];
 }

@@ -49,6 +49,8 @@ const layers: readonly (readonly string[])[] = [
   ['src/db'],
   // Who is calling and what they may do: Actor, permission table, scope catalogue, bearer-token plumbing.
   ['src/access'],
+  // The HTTP edge's own pieces: the caller resolved once per request, the probes, the shared Redis, rate limits.
+  ['src/http'],
   ['src/events'],
   // The audit trail's record: the entry, and the declaration every subdomain's mutations make, which the schema
   // assembly writes inside each mutation's transaction.

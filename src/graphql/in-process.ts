@@ -3,6 +3,7 @@
 // errors keep the shape and logging of every other path.
 import type { ApolloServer } from '@apollo/server';
 import { type DocumentNode, type GraphQLSchema, print } from 'graphql';
+import type { Actor } from '../access/actor.js';
 import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
@@ -13,7 +14,7 @@ export interface InProcessDeps {
   compiled: CompiledDocuments;
   gate: ExecutionGate;
   apollo: ApolloServer<Context>;
-  contextFor(authorization: string | undefined, requestId: string): Promise<Context>;
+  contextFor(actor: Actor, requestId: string): Context;
 }
 
 const isQuery = (d: DocumentNode): boolean =>
@@ -34,10 +35,10 @@ export function inProcessExecutor(deps: InProcessDeps) {
   return async (
     document: string | DocumentNode,
     variables: Record<string, unknown>,
-    authorization: string | undefined,
+    actor: Actor,
     requestId: string,
   ) => {
-    const contextValue = await deps.contextFor(authorization, requestId);
+    const contextValue = deps.contextFor(actor, requestId);
     // A facade read runs its compiled document without Apollo's request pipeline (it needs none of its plugins:
     // no mutation to announce, no cache hints). Any error is answered by Apollo instead, running the read again,
     // so that errors keep exactly the shape and logging of every other path.

@@ -1,5 +1,7 @@
 // The authorization server, assembled: oidc-provider with our configuration and hashed client secrets, the
 // sign-in and consent routes, the resource server's token check, and housekeeping of expired rows.
+import type Koa from 'koa';
+import mount from 'koa-mount';
 import Provider, { type errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { secretMatches } from '../clientapps/client-secret.js';
 import type { Config } from '../config.js';
@@ -8,6 +10,8 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { purgeExpired } from './adapter.js';
 import { oauthConfiguration } from './configuration.js';
+import { discoveryScopes } from './edges.js';
+import { oauthGuard } from './guard.js';
 import { interactionRoutes } from './interaction.routes.js';
 import { derivedSecret, loadOAuthKeys } from './keys.js';
 import { type TokenAuthenticator, tokenAuthenticator } from './token.authenticator.js';
@@ -104,4 +108,19 @@ export async function createAuthServer(deps: {
       await authenticator.close();
     },
   };
+}
+
+/**
+ * Mounts the authorization server at OAUTH_PATH: its guard and discovery answers, its sign-in and consent pages,
+ * then oidc-provider, which writes its cookies through the app's context and so needs the same keys.
+ */
+export function mountAuthServer(
+  koa: Koa,
+  server: Pick<AuthServer, 'provider' | 'cookieKeys' | 'interactions'>,
+): void {
+  koa.keys = server.cookieKeys;
+  koa.use(oauthGuard(OAUTH_PATH));
+  koa.use(discoveryScopes(OAUTH_PATH));
+  koa.use(server.interactions.routes());
+  koa.use(mount(OAUTH_PATH, server.provider));
 }

@@ -1,6 +1,8 @@
 // The newcomer's guide at the top of /docs (the OpenAPI description, Markdown): the first token and the first
 // call as commands that work against a fresh `npm start`, then authentication in full, errors and limits.
 import { scopeDescriptions } from '../access/scope.catalogue.js';
+import type { Config } from '../config.js';
+import { rateLimitSettings } from '../http/rate-limits.js';
 
 export interface GuideSettings {
   publicUrl: string;
@@ -15,6 +17,28 @@ export interface GuideSettings {
 
 const duration = (s: number): string =>
   s % 86_400 === 0 ? `${s / 86_400} days` : s % 60 === 0 ? `${s / 60} minutes` : `${s} seconds`;
+
+/** The guide's numbers as configured, with the defaults of an unset variable. */
+export const guideSettings = (
+  config: Pick<Config, 'PUBLIC_URL'> &
+    Partial<
+      Pick<
+        Config,
+        | 'ACCESS_TOKEN_TTL_SECONDS'
+        | 'REFRESH_TOKEN_TTL_SECONDS'
+        | 'RATE_LIMIT_PER_MINUTE'
+        | 'RATE_LIMIT_ANONYMOUS_PER_MINUTE'
+        | 'RATE_LIMIT_AUTH_PER_MINUTE'
+      >
+    >,
+  caFile: string | undefined,
+): GuideSettings => ({
+  publicUrl: config.PUBLIC_URL,
+  caFile,
+  accessTokenSeconds: config.ACCESS_TOKEN_TTL_SECONDS ?? 900,
+  refreshTokenSeconds: config.REFRESH_TOKEN_TTL_SECONDS ?? 1_209_600,
+  ...rateLimitSettings(config),
+});
 
 export function guide(g: GuideSettings): string {
   const base = g.publicUrl.replace(/\/+$/, '');

@@ -23,6 +23,11 @@ async function serve(deps: Partial<FacadeDeps>) {
     ...deps,
   });
   const koa = new Koa();
+  // What the app's edge does before the facade runs: the caller, resolved once (anonymous here).
+  koa.use((ctx, next) => {
+    ctx.state.caller = { subject: null, key: 'anonymous' };
+    return next();
+  });
   koa.use(facade.middleware);
   const server = http.createServer(koa.callback()).listen(0, '127.0.0.1');
   await new Promise((ok) => server.once('listening', ok));

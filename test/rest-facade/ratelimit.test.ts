@@ -127,7 +127,6 @@ describe('the window', () => {
         anonymousPerMinute: 1,
         authPerMinute: 1,
         windowMs: 300,
-        identify: async () => ({ subject: null, key: 'anonymous' }),
         publicUrl: 'https://localhost',
         errors: errorTable,
       }),

@@ -1,0 +1,121 @@
+// GraphQL as this service serves it: documents compiled once (graphql-jit), the limits of CONTRACT §13 and the
+// execution gate, the Apollo server, the /graphql route, and the same execution for clients in this process.
+import { randomUUID } from 'node:crypto';
+import type { ApolloServer } from '@apollo/server';
+import { koaMiddleware } from '@as-integrations/koa';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type Koa from 'koa';
+import type { Actor } from '../access/actor.js';
+import type { Authenticator } from '../access/authenticate.js';
+import { asHttpError } from '../access/challenge.js';
+import type { Orm } from '../db/orm.js';
+import { actorOf, type RequestCaller } from '../http/caller.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import { startApollo } from './apollo.js';
+import { CompiledDocuments } from './compiled.js';
+import { type Context, createContext } from './context.js';
+import { createExecutionGate, gateSizes } from './execution-gate.js';
+import { inProcessExecutor } from './in-process.js';
+import { graphqlLimits } from './limits.guard.js';
+import type { GraphQLLimits } from './limits.js';
+import { spliceHeldText } from './response-pieces.js';
+
+export interface GraphQLDeps {
+  schema: GraphQLSchema;
+  orm: Orm;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  authenticator: Authenticator;
+  maxDepth?: number | undefined;
+  maxCost?: number | undefined;
+  /** Told the root fields of every mutation once it has run, whichever client ran it. */
+  afterMutation(fields: string[]): Promise<void>;
+}
+
+export type InProcessResult = Awaited<ReturnType<ReturnType<typeof inProcessExecutor>>>;
+
+export interface GraphQLEndpoint {
+  apollo: ApolloServer<Context>;
+  limits: GraphQLLimits;
+  /** `/graphql`, as the caller the edge identified. */
+  router: Router;
+  /** Runs a document as the caller the edge resolved (the REST facade). */
+  execute(
+    document: string | DocumentNode,
+    variables: Record<string, unknown>,
+    caller: RequestCaller,
+    requestId: string,
+  ): Promise<InProcessResult>;
+  /** Runs a document as the bearer of a token of its own (the dashboard's operator session). */
+  executeWithToken(
+    document: string,
+    variables: Record<string, unknown>,
+    authorization: string,
+    requestId: string,
+  ): Promise<InProcessResult>;
+  /** A context for a raw Authorization header, checked afresh (graphql-ws). */
+  contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
+  stop(): Promise<void>;
+}
+
+export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint> {
+  const { schema, orm, clock, log, authenticator } = deps;
+  const contextOf = (actor: Actor, requestId: string): Context =>
+    createContext({ em: orm.em.fork(), actor, clock, requestId, log: log.child({ requestId }) });
+
+  // Every document runs compiled, compiled once per document: /graphql clients through Apollo's gateway hook,
+  // the in-process clients directly.
+  const compiled = new CompiledDocuments(schema);
+  const limits: GraphQLLimits = { maxDepth: deps.maxDepth ?? 12, maxCost: deps.maxCost ?? 50_000 };
+  // Single objects and short pages run at once; pages and larger executions queue for budgets of their own
+  // (README Decisions: the limits and why).
+  const gate = createExecutionGate(gateSizes(limits.maxCost));
+  const apollo = await startApollo({
+    schema,
+    compiled,
+    limits,
+    gate,
+    metrics: deps.metrics,
+    afterMutation: deps.afterMutation,
+  });
+  const execute = inProcessExecutor({ schema, compiled, gate, apollo, contextFor: contextOf });
+
+  const router = new Router();
+  const graphql = koaMiddleware(apollo, {
+    // A bad token is an HTTP 401 with its RFC 6750 challenge, not a 500.
+    context: async ({ ctx }) => {
+      try {
+        return contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+      } catch (e) {
+        throw asHttpError(e);
+      }
+    },
+  });
+  router.all(
+    '/graphql',
+    bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
+    graphqlLimits(schema, limits),
+    spliceHeldText,
+    graphql as unknown as Koa.Middleware,
+  );
+
+  return {
+    apollo,
+    limits,
+    router,
+    execute: (document, variables, caller, requestId) =>
+      execute(document, variables, caller.actor, requestId),
+    async executeWithToken(document, variables, authorization, requestId) {
+      return execute(document, variables, await authenticator.actorFor(authorization), requestId);
+    },
+    async contextFor(authorization, requestId = randomUUID()) {
+      return contextOf(await authenticator.actorFor(authorization), requestId);
+    },
+    stop: () => apollo.stop(),
+  };
+}

@@ -1,0 +1,100 @@
+// The REST cache is made stale in one place: the GraphQL server's mutation hook, told about every mutation
+// whichever way it came. The facade's own handler never invalidates, so a REST write bumps its tags once.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { describe, expect, it } from 'vitest';
+import type { ResponseCache } from '../../rest-facade/cache.js';
+import { createFacade } from '../../rest-facade/facade.js';
+import { staleAfterMutations } from '../../rest-facade/invalidation.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { modules } from '../../src/modules.js';
+import { errorTable } from '../../src/shared/errors.js';
+
+const schema = buildSchema(modules);
+
+function recordingCache() {
+  const bumps: (readonly string[])[] = [];
+  const cache: ResponseCache = {
+    get: async () => undefined,
+    versions: async () => ({}),
+    set: async () => undefined,
+    invalidate: async (tags) => {
+      bumps.push(tags);
+    },
+  };
+  return { cache, bumps };
+}
+
+const rowTags = (operation: string) => {
+  const { table } = createFacade({
+    schema,
+    errors: errorTable,
+    publicUrl: 'https://x',
+    execute: async () => ({ data: null }),
+  });
+  const route = table.routes.find((r) => r.def.operation === operation && r.def.method !== 'GET');
+  if (!route) throw new Error(`no REST row for ${operation}`);
+  return route.invalidates;
+};
+
+describe('staleAfterMutations', () => {
+  it('bumps, in one call, the tags the REST rows of the mutations name', async () => {
+    const { cache, bumps } = recordingCache();
+    await staleAfterMutations(schema, cache)(['deleteCar', 'createFeedback']);
+    expect(bumps).toHaveLength(1);
+    const expected = new Set([...rowTags('deleteCar'), ...rowTags('createFeedback')]);
+    expect(new Set(bumps[0])).toEqual(expected);
+    expect(expected).toContain('Unavailability'); // a tag only the deleteCar row adds
+    expect(bumps[0]).not.toContain('Deleted');
+  });
+
+  it('a mutation no row exposes makes stale every resource its result reaches', async () => {
+    const { cache, bumps } = recordingCache();
+    await staleAfterMutations(schema, cache, [])(['updateCar']);
+    expect(bumps).toHaveLength(1);
+    expect(bumps[0]).toContain('Car');
+  });
+
+  it('a name that is no mutation bumps nothing', async () => {
+    const { cache, bumps } = recordingCache();
+    await staleAfterMutations(schema, cache)(['car', 'noSuchMutation']);
+    expect(bumps).toEqual([]);
+  });
+});
+
+describe('a REST write', () => {
+  it('runs as the caller the edge resolved and leaves the cache to the mutation hook', async () => {
+    const { cache, bumps } = recordingCache();
+    const callers: unknown[] = [];
+    const facade = createFacade({
+      schema,
+      errors: errorTable,
+      publicUrl: 'https://localhost',
+      cache,
+      execute: async (_doc, variables, caller) => {
+        callers.push(caller);
+        return { data: { deleteCar: { id: variables.id } } };
+      },
+    });
+    const caller = { subject: 'user:1', key: 'user:1::' };
+    const koa = new Koa();
+    koa.use((ctx, next) => {
+      ctx.state.caller = caller;
+      return next();
+    });
+    koa.use(facade.middleware);
+    const server = http.createServer(koa.callback()).listen(0, '127.0.0.1');
+    await new Promise((ok) => server.once('listening', ok));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const id = '0b7e3f3e-8a1d-4c1e-9a57-6f1d2f3c4b5a';
+      const r = await fetch(`http://127.0.0.1:${port}/api/cars/${id}`, { method: 'DELETE' });
+      expect(r.status).toBe(204);
+      expect(callers).toEqual([caller]);
+      expect(bumps).toEqual([]);
+    } finally {
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+});
