@@ -144,12 +144,6 @@ async function post(service: Service, actor: Actor, query: string, variables: S)
   }
 }
 
-/**
- * A bounded wait, only where `mark` cannot serve: its markers would be fanned out to the webhook subscription
- * the test counts the deliveries of.
- */
-const settle = () => new Promise((r) => setTimeout(r, 400));
-
 /** What a listener got besides the markers. */
 const real = (inbox: S[]): S[] => inbox.filter((e) => !isMarker(e));
 
@@ -243,9 +237,12 @@ describe('subscription { events }', () => {
         },
       })
     ).createWebhookSubscriptions;
-    const ofUser = listen(connect(service, tokenFor(u.actor)), ['profile_update']);
-    const ofOps = listen(connect(service, tokenFor(asOps())), ['profile_update']);
-    await settle();
+    // Markers of another event than the subscription's (useraccount_create) show the listeners are live without
+    // adding deliveries to the one this test counts.
+    const names = ['profile_update', 'useraccount_create'];
+    const ofUser = listen(connect(service, tokenFor(u.actor)), names);
+    const ofOps = listen(connect(service, tokenFor(asOps())), names);
+    await marked([ofUser, ofOps], 'useraccount_create', [u.id]);
     const r = await post(
       service,
       u.actor,
@@ -253,12 +250,15 @@ describe('subscription { events }', () => {
       { id: u.profileId, input: { description: 'Heard without webhook delivery' } },
     );
     expect(r.errors).toBeUndefined();
-    await waitFor(() => ofUser.length >= 1 && ofOps.length >= 1, { what: 'the event at both subscribers' });
-    await settle();
-    expect(ofUser.map((e) => [e.name, e.payload.UserId, e.payload.ChangedFields])).toEqual([
+    await waitFor(() => real(ofUser).length >= 1 && real(ofOps).length >= 1, {
+      what: 'the event at both subscribers',
+    });
+    // Published in commit order: once a later marker has arrived, nothing else is on its way.
+    await marked([ofUser, ofOps], 'useraccount_create', [u.id]);
+    expect(real(ofUser).map((e) => [e.name, e.payload.UserId, e.payload.ChangedFields])).toEqual([
       ['profile_update', u.id, ['Description']],
     ]);
-    expect(ofOps).toEqual(ofUser);
+    expect(real(ofOps)).toEqual(real(ofUser));
     // The event was fanned out all the same: its delivery waits, unsent, for an instance that delivers.
     const deliveries = await rows(
       h,
