@@ -10,7 +10,7 @@ import { openOrm } from '../../src/db/orm.js';
 import { entities } from '../../src/modules.js';
 import { encryptSecret, generateSecret, loadDataKey } from '../../src/webhooks/secret.js';
 import { freePort } from '../support/port.js';
-import { startVariant, type Variant } from './processes.js';
+import { serviceEnv, startVariant, type Variant } from './processes.js';
 import { createDatabase } from './setup.js';
 
 const EVENTS = 10_000;
@@ -86,16 +86,7 @@ export async function runDurability(o: {
   const worker = async (name: string) => {
     const port = await freePort();
     const v = await startVariant(name, 'variants/ours.ts', {
-      ...o.certs,
-      DATABASE_URL: database.url,
-      DATA_DIR: o.dataDir,
-      PORT: String(port),
-      PUBLIC_URL: `https://localhost:${port}`,
-      HTTP_PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      OPS_EMAIL: 'ops@bench.example',
-      OPS_PASSWORD: 'ops passphrase for the bench',
+      ...serviceEnv({ databaseUrl: database.url, dataDir: o.dataDir, port, logLevel: 'warn' }),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_SCHEDULE: RETRIES,

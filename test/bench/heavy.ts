@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
-import { startFlags, startVariant } from './processes.js';
+import { serviceEnv, startFlags, startVariant } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -31,20 +31,7 @@ try {
     'ours',
     'variants/ours.ts',
     {
-      TLS_CERT: join(dataDir, 'tls', 'localhost.crt'),
-      TLS_KEY: join(dataDir, 'tls', 'localhost.key'),
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_URL: origin,
-      HTTP_PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
-      RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
-      OPS_EMAIL: 'ops@bench.example',
-      OPS_PASSWORD: 'ops passphrase for the bench',
+      ...serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'silent' }),
       // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
       ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
     },

@@ -11,7 +11,7 @@ import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
 import type { ProbeStats } from './probe.js';
-import { buildCompiled, cpuOf, startDriver, startFlags, startVariant } from './processes.js';
+import { buildCompiled, cpuOf, serviceEnv, startDriver, startFlags, startVariant } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -55,20 +55,7 @@ try {
       id,
       'variants/ours.ts',
       {
-        TLS_CERT: join(dataDir, 'tls', 'localhost.crt'),
-        TLS_KEY: join(dataDir, 'tls', 'localhost.key'),
-        DATABASE_URL: database.url,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        PUBLIC_URL: origin,
-        HTTP_PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000000',
-        RATE_LIMIT_AUTH_PER_MINUTE: '1000000000',
-        OPS_EMAIL: 'ops@bench.example',
-        OPS_PASSWORD: 'ops passphrase for the bench',
+        ...serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'info' }),
         ...(extra ? { NODE_OPTIONS: extra } : {}),
         // `NAME=value` among the compared flags is an environment variable.
         ...Object.fromEntries(

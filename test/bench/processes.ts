@@ -2,7 +2,7 @@
 // Node process with the probe preloaded, and asking them over IPC for their statement count, CPU and memory.
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Job, LoadResult } from './driver.js';
 import type { ProbeStats } from './probe.js';
 
@@ -55,6 +55,35 @@ export function buildCompiled(): void {
     cwd: root,
     stdio: 'inherit',
   });
+}
+
+/**
+ * The measured service's environment: HTTPS on `port` with the bench certificate in `dataDir`, rate limits out of
+ * the way, the bench operator. Each caller adds what its scenario needs.
+ */
+export function serviceEnv(o: {
+  databaseUrl: string;
+  dataDir: string;
+  port: number;
+  logLevel: string;
+}): Record<string, string> {
+  const unlimited = '1000000000';
+  return {
+    TLS_CERT: join(o.dataDir, 'tls', 'localhost.crt'),
+    TLS_KEY: join(o.dataDir, 'tls', 'localhost.key'),
+    DATABASE_URL: o.databaseUrl,
+    DATA_DIR: o.dataDir,
+    PORT: String(o.port),
+    PUBLIC_URL: `https://localhost:${o.port}`,
+    HTTP_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: o.logLevel,
+    RATE_LIMIT_PER_MINUTE: unlimited,
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: unlimited,
+    RATE_LIMIT_AUTH_PER_MINUTE: unlimited,
+    OPS_EMAIL: 'ops@bench.example',
+    OPS_PASSWORD: 'ops passphrase for the bench',
+  };
 }
 
 /**

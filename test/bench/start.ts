@@ -3,12 +3,10 @@
 import type pg from 'pg';
 import { clientActor, userActor } from '../../src/access/actor.js';
 import { freePort } from '../support/port.js';
-import { startFlags, startVariant, type Variant } from './processes.js';
+import { serviceEnv, startFlags, startVariant, type Variant } from './processes.js';
 import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
 import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';
 import { clientCredentialsToken, userToken } from './tokens.js';
-
-const BIG = '1000000000';
 
 export interface StartOptions {
   processes: Map<string, Variant>;
@@ -30,20 +28,8 @@ export async function startAll(
       name,
       'variants/ours.ts',
       {
-        ...o.certs,
-        DATABASE_URL: o.databaseUrl,
-        DATA_DIR: o.dataDir,
-        PORT: String(port),
-        PUBLIC_URL: `https://localhost:${port}`,
-        HTTP_PORT: '0',
-        HOST: '127.0.0.1',
         // Production's level: one JSON line per request (to /dev/null here).
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_PER_MINUTE: BIG,
-        RATE_LIMIT_ANONYMOUS_PER_MINUTE: BIG,
-        RATE_LIMIT_AUTH_PER_MINUTE: BIG,
-        OPS_EMAIL: 'ops@bench.example',
-        OPS_PASSWORD: 'ops passphrase for the bench',
+        ...serviceEnv({ databaseUrl: o.databaseUrl, dataDir: o.dataDir, port, logLevel: 'info' }),
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         // e.g. `--max-old-space-size=256`: how the service fares with its heap capped.
         // glibc's malloc arenas (one per thread that allocates: the pool threads, V8's GC helpers) hold memory.
