@@ -1,5 +1,5 @@
-// The results as a Markdown table (for the terminal and the README) and as JSON, with every goal of issue 8
-// judged from this run's ratios.
+// The results as a Markdown table (for the terminal and the README) and as JSON, with every goal judged from this
+// run's ratios against the targets of the issues that set them (read path 12, bookings and webhooks 15).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VariantResult } from './measure.js';
@@ -21,6 +21,14 @@ function goal(text: string, measured: number | undefined, target: number, kind: 
   const m = measured ?? Number.NaN;
   return { goal: text, measured: m, target, kind, met: kind === 'min' ? m >= target : m <= target };
 }
+
+/**
+ * A statement budget per request, judged at the table's precision: the probe counts every statement the process
+ * sends, its background work too (the outbox relay's poll, the token cache's check-ins: a few per second, a
+ * thousandth of a statement per request at thousands of requests per second).
+ */
+const statements = (text: string, v: VariantResult | undefined, budget: number): Goal =>
+  goal(text, v ? Math.round(v.statementsPerRequest * 100) / 100 : undefined, budget, 'max');
 
 const ratio = (
   r: Results,
@@ -58,17 +66,17 @@ export function goals(
   return [
     goal('S1 ours / L1, CPU efficiency', ratio(r, 'S1', 'ours', 'L1', efficiency), 0.45, 'min'),
     goal('S1 ours / P1, CPU efficiency', ratio(r, 'S1', 'ours', 'P1', efficiency), 3, 'min'),
-    goal('S1 SQL statements per request', top?.statementsPerRequest, 4, 'max'),
+    statements('S1 SQL statements per request', top, 4),
     goal(
       'S1 offset 9,900 / offset 0, CPU per request',
       deep && top ? deep.totalCpuPerRequest / top.totalCpuPerRequest : undefined,
       2,
       'max',
     ),
-    goal('S2 ours / L1, CPU efficiency', ratio(r, 'S2', 'ours', 'L1', efficiency), 0.55, 'min'),
-    goal('S2 SQL statements per request', find(r, 'S2', 'ours')?.statementsPerRequest, 4, 'max'),
+    goal('S2 ours / L1, CPU efficiency (issue 12)', ratio(r, 'S2', 'ours', 'L1', efficiency), 0.3, 'min'),
+    statements('S2 SQL statements per request', find(r, 'S2', 'ours'), 4),
     goal('S3 ours / L0, req/s', ratio(r, 'S3', 'ours', 'L0'), 0.65, 'min'),
-    goal('S3 SQL statements per request', find(r, 'S3', 'ours')?.statementsPerRequest, 0, 'max'),
+    statements('S3 SQL statements per request', find(r, 'S3', 'ours'), 0),
     goal(
       'S4 REST (S1) / GraphQL, CPU per request of the service process',
       ratio(r, 'S4', 'ours S1', 'ours', (v) => v.serverCpuPerRequest),
@@ -76,19 +84,18 @@ export function goals(
       'max',
     ),
     goal(
-      'S5 ours / L1 (raw INSERTs in a transaction), CPU efficiency',
-      ratio(r, 'S5', 'ours', 'L1', efficiency),
-      0.5,
-      'min',
-    ),
-    goal(
       'S-near near / without near, CPU per request (+PostgreSQL)',
       ratio(r, 'S-near', 'near', 'without', (v) => v.totalCpuPerRequest),
       2,
       'max',
     ),
-    goal('S5 ours / L1, CPU efficiency (issue 15)', ratio(r, 'S5', 'ours', 'L1', efficiency), 0.3, 'min'),
-    goal('S5 SQL statements per request (issue 15)', find(r, 'S5', 'ours')?.statementsPerRequest, 8, 'max'),
+    goal(
+      'S5 ours / L1 (raw INSERTs in a transaction), CPU efficiency (issue 15)',
+      ratio(r, 'S5', 'ours', 'L1', efficiency),
+      0.3,
+      'min',
+    ),
+    statements('S5 SQL statements per request (issue 15)', find(r, 'S5', 'ours'), 8),
     goal('S6 token checking on / off, req/s', ratio(r, 'S6', 'on', 'off'), 0.98, 'min'),
     goal('S6 token checking on / off, CPU efficiency', ratio(r, 'S6', 'on', 'off', efficiency), 0.98, 'min'),
     goal('S7 deliveries per second, one event to 1,000 subscriptions', extra.s7?.perSecond, 3000, 'min'),
