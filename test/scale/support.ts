@@ -14,6 +14,7 @@ import { describe, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import type { Harness } from '../support/harness.js';
+import { parseMetrics } from '../support/metrics.js';
 import { type Running, startProcess, waitReady } from '../support/process.js';
 import { waitFor } from '../support/wait.js';
 
@@ -231,32 +232,6 @@ export function subscriber(i: Instance, token: string, names: string[]) {
     },
   );
   return { got, closes, opened, dispose: () => client.dispose() };
-}
-
-/** A sample value as Prometheus reads it (Go's ParseFloat: `NaN` and `Inf` in any case; prom-client writes `Nan`). */
-function sampleValue(v: string): number | undefined {
-  if (/^[+-]?\d+(\.\d*)?(e[+-]?\d+)?$/i.test(v) || /^[+-]?\.\d+(e[+-]?\d+)?$/i.test(v)) return Number(v);
-  if (/^nan$/i.test(v)) return Number.NaN;
-  if (/^[+-]?inf$/i.test(v)) return v.startsWith('-') ? -Infinity : Infinity;
-  return undefined;
-}
-
-/** Every sample of a Prometheus text exposition; throws on a line that is neither a comment nor a sample. */
-export function parseMetrics(
-  text: string,
-): { name: string; labels: Record<string, string>; value: number }[] {
-  const samples = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || /^# (HELP|TYPE) [a-zA-Z_:][\w:]* /.test(line)) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    const value = m ? sampleValue(m[3]!) : undefined;
-    if (!m || value === undefined) throw new Error(`not Prometheus text: ${line}`);
-    const labels = Object.fromEntries(
-      [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]),
-    );
-    samples.push({ name: m[1]!, labels, value });
-  }
-  return samples;
 }
 
 /** The sum of the samples of `name` whose labels include `labels`. */

@@ -8,6 +8,7 @@ import { recordEvent } from '../../src/events/outbox.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { seedBookings, world } from '../factories/bookings.js';
 import { useHarness } from '../support/harness.js';
+import { parseMetrics } from '../support/metrics.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { mark } from '../webhooks/support.js';
@@ -18,7 +19,6 @@ import {
   describeWithRedis,
   type Instance,
   metric,
-  parseMetrics,
   REDIS_URL,
   redisProblem,
   removeInstanceDirs,

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Agent, fetch } from 'undici';
+import { parseMetrics } from './metrics.js';
 import { freePort } from './port.js';
 import { waitFor } from './wait.js';
 
@@ -111,10 +112,9 @@ export async function requestsSeen(
   const text = await (await fetch(`https://localhost:${port}/metrics`, { dispatcher: agent })).text();
   let inFlight = -1;
   let answered = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('http_requests_in_flight ')) inFlight += Number(line.slice(line.indexOf(' ') + 1));
-    else if (line.startsWith('http_requests_total{') && line.includes(`method="${method}"`))
-      answered += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const s of parseMetrics(text)) {
+    if (s.name === 'http_requests_in_flight') inFlight += s.value;
+    else if (s.name === 'http_requests_total' && s.labels.method === method) answered += s.value;
   }
   return { inFlight, answered };
 }
