@@ -88,7 +88,11 @@ type Row = Record<string, unknown>;
  * Reads the car and the embeds asked for, and primes carById and the embeds' loaders with them (a car that does
  * not exist as null). Without embeds it is carById's own statement.
  */
-export async function loadCarWithEmbeds(ctx: Context, id: string, e: CarEmbeds): Promise<Car | null> {
+export async function loadCarWithEmbeds(
+  ctx: Pick<Context, 'em' | 'loaders'>,
+  id: string,
+  e: CarEmbeds,
+): Promise<Car | null> {
   const cars = carById(ctx);
   if (!anyOf(e)) return cars.load(id);
   const [row] = await runRead<Row>(ctx.em, statementFor(e), [id]);
@@ -117,5 +121,5 @@ export async function loadCarWithEmbeds(ctx: Context, id: string, e: CarEmbeds):
   return car;
 }
 
-const ratingOf = (ctx: Context, row: unknown): RatingView | undefined =>
+const ratingOf = (ctx: Pick<Context, 'em'>, row: unknown): RatingView | undefined =>
   row ? (plainRows(ctx.em, Rating, [row as Row])[0] as RatingView) : undefined;
