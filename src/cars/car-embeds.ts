@@ -5,7 +5,7 @@
 import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { profileByUserId } from '../accounts/account.loaders.js';
 import { Profile } from '../accounts/profile.entity.js';
-import { plainRows, runRead } from '../db/rows.js';
+import { plainRows, rowJson, runPrepared } from '../db/rows.js';
 import type { Context } from '../graphql/context.js';
 import { Rating } from '../ratings/rating.entity.js';
 import { emptyRating, type RatingView, ratingBySubject } from '../ratings/rating.loaders.js';
@@ -48,41 +48,54 @@ export function selectedEmbeds(info: GraphQLResolveInfo): CarEmbeds {
 
 const anyOf = (e: CarEmbeds): boolean => e.rating || e.verifications || e.owner || e.ownerRating;
 
-/** The embeds as `json` columns beside the car's own (json, not jsonb: PostgreSQL writes it out as it builds it). */
-const parts: [keyof CarEmbeds, string, string][] = [
+type Row = Record<string, unknown>;
+type Em = Context['em'];
+
+/**
+ * The car and each embed as one `json` column (rowJson): a few values to receive instead of some 30 columns.
+ * json, not jsonb: PostgreSQL writes it out as it builds it.
+ */
+const parts = (em: Em): [keyof CarEmbeds, string][] => [
   [
     'rating',
-    'embedded_rating',
-    `(select row_to_json(r) from rating r where r.subject_type = 'Car' and r.subject_id = c.id)`,
+    `(select ${rowJson(em, Rating, 'r')} from rating r where r.subject_type = 'Car' and r.subject_id = c.id)`,
   ],
   [
     'verifications',
-    'embedded_verifications',
-    `(select coalesce(json_agg(row_to_json(v) order by v.kind asc), '[]') from verification v
+    `(select coalesce(json_agg(${rowJson(em, Verification, 'v')} order by v.kind asc), '[]') from verification v
       where v.subject_type = 'Car' and v.subject_id = c.id)`,
   ],
-  ['owner', 'embedded_owner', '(select row_to_json(p) from profile p where p.user_id = c.owner_id)'],
+  ['owner', `(select ${rowJson(em, Profile, 'p')} from profile p where p.user_id = c.owner_id)`],
   [
     'ownerRating',
-    'embedded_owner_rating',
-    `(select row_to_json(r) from rating r where r.subject_type = 'UserAccount' and r.subject_id = c.owner_id)`,
+    `(select ${rowJson(em, Rating, 'r')} from rating r
+      where r.subject_type = 'UserAccount' and r.subject_id = c.owner_id)`,
   ],
 ];
 
 /** One statement text per combination of embeds (at most 16), built once. */
 const statements = new Map<string, string>();
-function statementFor(e: CarEmbeds): string {
-  const key = parts.map(([k]) => (e[k] ? '1' : '0')).join('');
+function statementFor(em: Em, e: CarEmbeds): string {
+  const key = `${+e.rating}${+e.verifications}${+e.owner}${+e.ownerRating}`;
   let sql = statements.get(key);
   if (sql === undefined) {
-    const columns = parts.filter(([k]) => e[k]).map(([, as, expr]) => `${expr} as ${as}`);
-    sql = `select c.*, ${columns.join(', ')} from car c where c.id = ?`;
+    const columns = parts(em)
+      .filter(([k]) => e[k])
+      .map(([k, expr]) => `${expr} as "${k}"`);
+    sql = `select ${rowJson(em, Car, 'c')} as car, ${columns.join(', ')} from car c where c.id = ?`;
     statements.set(key, sql);
   }
   return sql;
 }
 
-type Row = Record<string, unknown>;
+/** The columns of one read: the car, and the embeds asked for. */
+interface CarRow {
+  car: Row;
+  rating?: Row | null;
+  verifications?: Row[];
+  owner?: Row | null;
+  ownerRating?: Row | null;
+}
 
 /**
  * Reads the car and the embeds asked for, and primes carById and the embeds' loaders with them (a car that does
@@ -95,31 +108,25 @@ export async function loadCarWithEmbeds(
 ): Promise<Car | null> {
   const cars = carById(ctx);
   if (!anyOf(e)) return cars.load(id);
-  const [row] = await runRead<Row>(ctx.em, statementFor(e), [id]);
+  const [row] = await runPrepared<CarRow>(ctx.em, statementFor(ctx.em, e), [id]);
   if (!row) {
     cars.prime(id, null);
     return null;
   }
-  const {
-    embedded_rating: rating,
-    embedded_verifications: verifications,
-    embedded_owner: owner,
-    embedded_owner_rating: ownerRating,
-    ...columns
-  } = row;
-  const [car] = plainRows(ctx.em, Car, [columns]) as [Car];
+  const em = ctx.em;
+  const [car] = plainRows(em, Car, [row.car]) as [Car];
   cars.prime(id, car);
   const carRef = { subjectType: 'Car', subjectId: car.id } as const;
   const ownerRef = { subjectType: 'UserAccount', subjectId: car.ownerId } as const;
   const ratings = ratingBySubject(ctx);
-  if (e.rating) ratings.prime(carRef, ratingOf(ctx, rating) ?? emptyRating(carRef));
-  if (e.ownerRating) ratings.prime(ownerRef, ratingOf(ctx, ownerRating) ?? emptyRating(ownerRef));
+  if (e.rating) ratings.prime(carRef, ratingOf(em, row.rating) ?? emptyRating(carRef));
+  if (e.ownerRating) ratings.prime(ownerRef, ratingOf(em, row.ownerRating) ?? emptyRating(ownerRef));
   if (e.verifications)
-    verificationsBySubject(ctx).prime(carRef, plainRows(ctx.em, Verification, verifications as Row[]));
+    verificationsBySubject(ctx).prime(carRef, plainRows(em, Verification, row.verifications!));
   if (e.owner)
-    profileByUserId(ctx).prime(car.ownerId, owner ? plainRows(ctx.em, Profile, [owner as Row])[0]! : null);
+    profileByUserId(ctx).prime(car.ownerId, row.owner ? plainRows(em, Profile, [row.owner])[0]! : null);
   return car;
 }
 
-const ratingOf = (ctx: Pick<Context, 'em'>, row: unknown): RatingView | undefined =>
-  row ? (plainRows(ctx.em, Rating, [row as Row])[0] as RatingView) : undefined;
+const ratingOf = (em: Em, row: Row | null | undefined): RatingView | undefined =>
+  row ? (plainRows(em, Rating, [row])[0] as RatingView) : undefined;
