@@ -12,7 +12,7 @@ import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
 import { type Caller, knownCaller, send } from './respond.js';
-import { fieldsOf, reachable } from './schema.model.js';
+import { fieldsOf } from './schema.model.js';
 import { nodeSelection, pageSelection, parseEmbed, parseFieldSelection } from './selection.js';
 import type { Route, RouteTable } from './table.js';
 
@@ -136,9 +136,7 @@ export function createHandler<C extends Caller>({
           settle(r);
         };
       }
-      // Only a miss needs the tags: walking the schema for them was a tenth of a cache hit's CPU (test/bench, S3).
-      const tags = [...reachable(route.shape.node), ...(route.def.dependsOn ?? [])];
-      versions = await deps.cache.versions(tags);
+      versions = await deps.cache.versions(route.tags);
     }
 
     const body = isGet || route.def.method === 'DELETE' ? new Map() : await bodyParams(ctx.req);

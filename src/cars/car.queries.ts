@@ -6,8 +6,8 @@ import { notFound } from '../shared/errors.js';
 import { checkRange, type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
 import { Car } from './car.entity.js';
-import { carById } from './car.loaders.js';
 import { canSeeCar, seesAllCars } from './car.rules.js';
+import { type CarEmbeds, loadCarWithEmbeds } from './car-embeds.js';
 import { type NearInput, nearArgument, nearSql } from './car-near.js';
 import type { CarOccupancy } from './car-occupancy.js';
 
@@ -105,8 +105,9 @@ export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: Ca
   return { ...page, total, nodes };
 }
 
-export async function getCar(ctx: Context, id: string): Promise<Car> {
-  const car = await carById(ctx).load(id);
+/** One car, read with the embeds its selection asks for (car-embeds.ts). */
+export async function getCar(ctx: Context, id: string, embeds: CarEmbeds): Promise<Car> {
+  const car = await loadCarWithEmbeds(ctx, id, embeds);
   if (!car || !canSeeCar(ctx.actor, car)) throw notFound('Car');
   return car;
 }

@@ -32,6 +32,24 @@ export function inProcessExecutor(deps: InProcessDeps) {
     }
     return text;
   };
+  // A document's cost, kept when no variable went into it (a car by id; not a page whose limit is a variable):
+  // the facade hands over the same DocumentNode for every request of a shape, and costing it again was a
+  // per cent of a REST read's CPU (test/bench, S2).
+  const fixedCosts = new WeakMap<DocumentNode, number>();
+  const costOf = (d: DocumentNode, variables: Record<string, unknown>): number => {
+    const known = fixedCosts.get(d);
+    if (known !== undefined) return known;
+    let read = false;
+    const watched = new Proxy(variables, {
+      get(target, name) {
+        read = true;
+        return Reflect.get(target, name);
+      },
+    });
+    const cost = complexityOf(deps.schema, d, null, watched)?.cost ?? 0;
+    if (!read) fixedCosts.set(d, cost);
+    return cost;
+  };
   return async (
     document: string | DocumentNode,
     variables: Record<string, unknown>,
@@ -45,7 +63,7 @@ export function inProcessExecutor(deps: InProcessDeps) {
     if (typeof document !== 'string' && isQuery(document)) {
       // It takes its turn at the execution gate like every other execution (CONTRACT §13 "Memory"): a page of
       // 1,000 with everything embedded waits for its share of the budget; a page of 100 never waits.
-      const leave = await deps.gate.enter(complexityOf(deps.schema, document, null, variables)?.cost ?? 0);
+      const leave = await deps.gate.enter(costOf(document, variables));
       try {
         const result = await deps.compiled.run(document, variables, contextValue);
         if (result && !result.errors?.length) return { data: result.data as Record<string, unknown> };

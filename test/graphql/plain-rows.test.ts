@@ -8,7 +8,7 @@ import { Profile } from '../../src/accounts/profile.entity.js';
 import { UserAccount } from '../../src/accounts/user-account.entity.js';
 import { CarBooking } from '../../src/bookings/car-booking.entity.js';
 import { Car } from '../../src/cars/car.entity.js';
-import { readRows, runRead } from '../../src/db/rows.js';
+import { plainRows, readRows, rowJson, runRead } from '../../src/db/rows.js';
 import { Rating } from '../../src/ratings/rating.entity.js';
 import { Verification } from '../../src/verifications/verification.entity.js';
 import { bookingIn, world } from '../factories/bookings.js';
@@ -61,6 +61,32 @@ describe('plain rows on reads', () => {
     }
     expect(identityMapSize).toBe(0);
   });
+
+  it.each(cases)(
+    '%o: a row read as one json value (rowJson) maps to the same plain row',
+    async (entity, table) => {
+      const em = h.orm.em.fork();
+      const e = entity as EntityClass<object>;
+      // Microseconds, which both reads must drop alike, and a decimal's scale, which json must keep (`12.50`).
+      await em
+        .getConnection()
+        .execute(`update ${table} set created_date_utc = created_date_utc + interval '0.000987 seconds'`);
+      const direct = await readRows(em, e, `select * from ${table} order by id asc`, []);
+      const viaJson = await runRead<{ row: Record<string, unknown> }>(
+        em,
+        `select ${rowJson(em, e, 't')} as row from ${table} t order by id asc`,
+        [],
+      );
+      expect(direct.length).toBeGreaterThan(0);
+      expect(
+        plainRows(
+          em,
+          e,
+          viaJson.map((r) => r.row),
+        ),
+      ).toStrictEqual(direct);
+    },
+  );
 
   it('keeps reading after a migration changes a table under a prepared statement', async () => {
     const conn = h.orm.em.fork().getConnection();
