@@ -50,6 +50,8 @@ export function memoKeys(make: (input: string) => string, max = 10_000): (input:
 /** RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored). */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  // A client revalidating sends back the tag it was given: the common case needs no parsing.
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   const opaque = (t: string): string => t.trim().replace(/^W\//, '');
   return header.split(',').some((t) => opaque(t) === opaque(etag));
