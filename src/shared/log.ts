@@ -36,6 +36,20 @@ function stdoutByTurn(): DestinationStream {
   };
 }
 
+/** pino's ISO time, formatted once per millisecond: many lines share one under load. */
+function isoTimeByMs(): () => string {
+  let ms = -1;
+  let field = '';
+  return () => {
+    const now = Date.now();
+    if (now !== ms) {
+      ms = now;
+      field = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return field;
+  };
+}
+
 let stdout: DestinationStream | undefined;
 
 export function createLogger(level: string): Logger {
@@ -45,7 +59,7 @@ export function createLogger(level: string): Logger {
     {
       level,
       base: { service: 'carshare' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeByMs(),
       redact: {
         paths: [
           'password',
