@@ -1,7 +1,7 @@
 // HTTP caching (CONTRACT §10): strong ETags per representation, If-None-Match per RFC 9110, and a
 // server-side cache of GET responses per caller whose entries carry resource tags: a mutation bumps its
 // tags' versions, so every entry that showed those resources is stale for every caller at once.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 export interface CachedResponse {
@@ -27,8 +27,7 @@ export interface ResponseCache {
   invalidate(tags: readonly string[]): Promise<void>;
 }
 
-export const etagOf = (body: string): string =>
-  `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+export const etagOf = (body: string): string => `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
 
 /**
  * A bounded memo for the per-request keys of a cached GET (the caller's hash, the normalised request): a 304 is
@@ -63,6 +62,11 @@ interface Stored {
   expires: number;
 }
 
+/** An entry in memory: its tag versions as pairs, checked on every hit without building them again. */
+interface Held extends Stored {
+  pairs: readonly (readonly [string, number])[];
+}
+
 /**
  * In one process: entries and tag versions in memory, bounded in number and in bytes (least recently stored
  * leaves first). The byte bound matters: a 100-car page with its embeds is about 200 KB, so 5,000 of them
@@ -74,7 +78,7 @@ export function memoryCache(
   const max = opts.max ?? 5000;
   const maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
   const now = opts.now ?? Date.now;
-  const entries = new Map<string, Stored>();
+  const entries = new Map<string, Held>();
   const versions = new Map<string, number>();
   let bytes = 0;
   const sizeOf = (key: string, s: Stored) => 2 * (key.length + s.value.body.length) + 256;
@@ -88,8 +92,7 @@ export function memoryCache(
     async get(key) {
       const s = entries.get(key);
       if (!s) return undefined;
-      const fresh =
-        s.expires > now() && Object.entries(s.versions).every(([t, v]) => (versions.get(t) ?? 0) === v);
+      const fresh = s.expires > now() && s.pairs.every(([t, v]) => (versions.get(t) ?? 0) === v);
       if (!fresh) remove(key);
       return fresh ? s.value : undefined;
     },
@@ -97,7 +100,12 @@ export function memoryCache(
       return Object.fromEntries(tags.map((t) => [t, versions.get(t) ?? 0]));
     },
     async set(key, value, tagVersions, ttl) {
-      const stored: Stored = { value, versions: tagVersions, expires: now() + ttl * 1000 };
+      const stored: Held = {
+        value,
+        versions: tagVersions,
+        pairs: Object.entries(tagVersions),
+        expires: now() + ttl * 1000,
+      };
       const size = sizeOf(key, stored);
       // An answer bigger than an eighth of the budget would push out everything else: not kept.
       if (size > maxBytes / 8) return;
