@@ -153,6 +153,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
           edge,
           trustProxy: config.TRUST_PROXY,
           callers,
+          onError: (err) => log.error({ err }, 'unexpected error answering a revalidation'),
         },
         koa.callback(),
       ),

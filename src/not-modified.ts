@@ -42,6 +42,8 @@ export interface NotModifiedDeps<R> {
   trustProxy: boolean;
   /** Callers resolved here, for Koa's `identifyCaller` when the request goes on there. */
   callers: WeakMap<IncomingMessage, RequestCaller>;
+  /** Told about an error nothing here should throw (the connection is then cut, the process goes on). */
+  onError(err: unknown): void;
 }
 
 /** The first of a comma-separated header's values (Node joins repeated proxy headers into one). */
@@ -122,13 +124,22 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     )
       return koa(req, res);
     const q = url.indexOf('?');
-    const r = facade.revalidation({
-      path: q < 0 ? url : url.slice(0, q),
-      querystring: q < 0 ? '' : url.slice(q + 1),
-      accept: h.accept,
-      ifNoneMatch,
-    });
+    let r: ReturnType<typeof facade.revalidation>;
+    try {
+      r = facade.revalidation({
+        path: q < 0 ? url : url.slice(0, q),
+        querystring: q < 0 ? '' : url.slice(q + 1),
+        accept: h.accept,
+        ifNoneMatch,
+      });
+    } catch (err) {
+      deps.onError(err);
+      r = undefined;
+    }
     if (!r) return koa(req, res);
-    void revalidate(req, res, performance.now(), r);
+    revalidate(req, res, performance.now(), r).catch((err: unknown) => {
+      deps.onError(err);
+      res.destroy();
+    });
   };
 }
