@@ -23,17 +23,14 @@ interface Entry extends CachedToken {
 
 export const CHANNEL = 'carshare_auth';
 
-const spaced = (ms: number): Promise<void> | undefined =>
-  ms > 0 ? new Promise((ok) => setTimeout(ok, ms)) : undefined;
+/**
+ * Resolves at the end of the current turn of the event loop: a barrier sent then serves every lookup that began
+ * during the turn (requests read together from many connections), not only the first of them.
+ */
+const endOfTurn = (): Promise<void> => new Promise((ok) => setImmediate(ok));
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 const RECONNECT_MS = 1_000;
-/**
- * Barriers are sent at most this often. Each serves every lookup that began before it was sent; under load, a new
- * one at every round trip served one or two lookups each, a write and a read per request for the listening
- * connection (test/bench, S3). A lookup waits at most this much longer; a lone one waits no longer at all.
- */
-const BARRIER_SPACING_MS = 1;
 
 export class TokenCache {
   readonly #entries = new Map<string, Entry>();
@@ -44,8 +41,6 @@ export class TokenCache {
   /** The barrier query in flight, and the one queued behind it for callers that came after it started. */
   #inFlight: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
-  /** When the last barrier was sent (performance.now()). */
-  #lastSent = Number.NEGATIVE_INFINITY;
 
   get generation(): number {
     return this.#generation;
@@ -79,7 +74,6 @@ export class TokenCache {
     if (this.#queued) return this.#queued;
     const start = () => {
       const p = syncBarrier(client);
-      this.#lastSent = performance.now();
       this.#inFlight = p;
       void p
         .catch(() => undefined)
@@ -88,10 +82,9 @@ export class TokenCache {
         });
       return p;
     };
-    if (!this.#inFlight && performance.now() - this.#lastSent >= BARRIER_SPACING_MS) return start();
     const queued = (this.#inFlight ?? Promise.resolve())
       .catch(() => undefined)
-      .then(() => spaced(this.#lastSent + BARRIER_SPACING_MS - performance.now()))
+      .then(endOfTurn)
       .then(() => {
         this.#queued = undefined;
         return start();
