@@ -1,5 +1,6 @@
-// Rate limits (CONTRACT §10) with koa-ratelimit: sign-in, sign-up and token POSTs per client IP; every
-// other request per caller (token subject, or IP when anonymous), as the edge left it on `ctx.state.caller`.
+// Rate limits (CONTRACT §10), counted in this process's memory or shared through Redis (koa-ratelimit's driver):
+// sign-in, sign-up and token POSTs per client IP; every other request per caller (token subject, or IP when
+// anonymous), as the edge left it on `ctx.state.caller`.
 // RateLimit-* headers on every response; 429 with Retry-After and a TooManyRequests body in the negotiated format.
 import type { Redis } from 'ioredis';
 import type Koa from 'koa';
@@ -45,10 +46,7 @@ const RAW = {
   total: 'X-Raw-Limit-Total',
 } as const;
 
-/**
- * Seconds until a reset given as epoch seconds (memory driver) or epoch milliseconds (Redis driver), within
- * the window: the memory driver's clock is monotonic time and may drift a little from the wall clock.
- */
+/** Seconds until a reset given as epoch milliseconds (Redis driver; epoch seconds also read), within the window. */
 const secondsUntil = (reset: number, windowMs: number): number => {
   const ms = reset > 1e11 ? reset : reset * 1000;
   return Math.min(Math.ceil(windowMs / 1000), Math.max(0, Math.ceil((ms - Date.now()) / 1000)));

@@ -8,9 +8,9 @@ const MAX_PENDING = 64 * 1024;
 
 /**
  * Standard output, written once per turn of the event loop: every line logged during a turn goes out in one
- * write at its end. A line per write made a request's log line a system call of its own, a sixth of the CPU of a
- * 304 (test/bench, S3). A line waits at most for the end of the turn that logged it, and what is pending when the
- * process exits (process.exit included) is written synchronously first.
+ * write at its end. A write per line made each request's log line a system call of its own (about a tenth of a
+ * 304's time in the S3 profile, test/bench). A line waits at most for the end of the turn that logged it, and what
+ * is pending when the process exits (process.exit included) is written synchronously first.
  */
 function stdoutByTurn(): DestinationStream {
   const out = pino.destination({ dest: 1, sync: true });
