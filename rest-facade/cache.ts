@@ -50,6 +50,8 @@ export function memoKeys(make: (input: string) => string, max = 10_000): (input:
 /** RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored). */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  // A client revalidating sends back the tag it was given: the common case needs no parsing.
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   const opaque = (t: string): string => t.trim().replace(/^W\//, '');
   return header.split(',').some((t) => opaque(t) === opaque(etag));
@@ -59,6 +61,11 @@ interface Stored {
   value: CachedResponse;
   versions: Record<string, number>;
   expires: number;
+}
+
+/** An entry in memory: its tag versions as pairs, checked on every hit without building them again. */
+interface Held extends Stored {
+  pairs: readonly (readonly [string, number])[];
 }
 
 /**
@@ -72,7 +79,7 @@ export function memoryCache(
   const max = opts.max ?? 5000;
   const maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
   const now = opts.now ?? Date.now;
-  const entries = new Map<string, Stored>();
+  const entries = new Map<string, Held>();
   const versions = new Map<string, number>();
   let bytes = 0;
   const sizeOf = (key: string, s: Stored) => 2 * (key.length + s.value.body.length) + 256;
@@ -86,8 +93,7 @@ export function memoryCache(
     async get(key) {
       const s = entries.get(key);
       if (!s) return undefined;
-      const fresh =
-        s.expires > now() && Object.entries(s.versions).every(([t, v]) => (versions.get(t) ?? 0) === v);
+      const fresh = s.expires > now() && s.pairs.every(([t, v]) => (versions.get(t) ?? 0) === v);
       if (!fresh) remove(key);
       return fresh ? s.value : undefined;
     },
@@ -95,7 +101,12 @@ export function memoryCache(
       return Object.fromEntries(tags.map((t) => [t, versions.get(t) ?? 0]));
     },
     async set(key, value, tagVersions, ttl) {
-      const stored: Stored = { value, versions: tagVersions, expires: now() + ttl * 1000 };
+      const stored: Held = {
+        value,
+        versions: tagVersions,
+        pairs: Object.entries(tagVersions),
+        expires: now() + ttl * 1000,
+      };
       const size = sizeOf(key, stored);
       // An answer bigger than an eighth of the budget would push out everything else: not kept.
       if (size > maxBytes / 8) return;

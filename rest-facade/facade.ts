@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
-import type { ResponseCache } from './cache.js';
+import { matchesIfNoneMatch, type ResponseCache } from './cache.js';
 import { DocumentCache } from './document.js';
 import {
   authHeaders,
@@ -14,14 +14,15 @@ import {
   RestError,
   restError,
 } from './errors.js';
-import type { Format } from './formats/negotiate.js';
-import { createHandler } from './handler.js';
+import { type Format, formatParam, fromAccept } from './formats/negotiate.js';
+import { cacheKeyOf, createHandler, representationHeaders, ttlOf } from './handler.js';
 import { routeResolver, TYPES_PATH } from './predefined.js';
 import { referenceServer } from './reference.js';
+import { queryValue } from './request.js';
 import { type Caller, negotiate, sendError } from './respond.js';
 import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
-import { RouteTable } from './table.js';
+import { type Route, RouteTable } from './table.js';
 import { typeScriptServer } from './typescript.js';
 
 export interface ExecutionResult {
@@ -57,8 +58,33 @@ export interface FacadeDeps<C extends Caller = Caller> {
   guide?: string;
 }
 
-export interface Facade {
+/** A conditional GET as it arrives, before Koa has seen it. */
+export interface ConditionalGet {
+  path: string;
+  querystring: string;
+  accept: string | undefined;
+  ifNoneMatch: string;
+}
+
+/** A conditional GET of a route whose answers are cached: what a revalidation in front of Koa needs. */
+export interface Revalidation {
+  request: ConditionalGet;
+  route: Route;
+  format: Format;
+}
+
+export interface Facade<C extends Caller = Caller> {
   middleware: Koa.Middleware;
+  /**
+   * Whether a GET is one of the facade's cached routes (nothing else about it is known yet). Without a cache,
+   * for a path that belongs to others, or a request the middleware would refuse: undefined.
+   */
+  revalidation(request: ConditionalGet): Revalidation | undefined;
+  /**
+   * The headers of the 304 the middleware would answer this caller, read from the cache; undefined when the
+   * middleware has more to do (no entry, another representation, a refused token).
+   */
+  notModified(r: Revalidation, caller: C): Promise<Record<string, string> | undefined>;
   table: RouteTable;
   documents: DocumentCache;
 }
@@ -73,7 +99,7 @@ function asRestError(err: unknown, hadToken: boolean, table: ErrorTable): RestEr
   return new RestError(e.body, authHeaders(code, e.body.Meta, hadToken));
 }
 
-export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade {
+export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
   const prefix = deps.prefix ?? '/api';
   const exclude = deps.exclude ?? [`${prefix}/oauth`];
   const table = new RouteTable(deps.schema, deps.routes ?? routeModules);
@@ -85,12 +111,15 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade {
   const serveReference = referenceServer(table, base, prefix, deps.guide);
   const serveTypes = typeScriptServer(table, base, prefix);
 
+  const referencePath = `${prefix}/openapi.json`;
+  const excluded = (path: string) => exclude.some((x) => path === x || path.startsWith(`${x}/`));
+
   const middleware: Koa.Middleware = async (ctx, next) => {
     const path = ctx.path;
-    if (ctx.method === 'GET' && path === `${prefix}/openapi.json`) return serveReference(ctx);
+    if (ctx.method === 'GET' && path === referencePath) return serveReference(ctx);
     if (ctx.method === 'GET' && path === TYPES_PATH) return serveTypes(ctx);
     if (!routes.owns(path)) return next();
-    if (exclude.some((x) => path === x || path.startsWith(`${x}/`))) return next();
+    if (excluded(path)) return next();
     const requestId = (ctx.state.requestId as string | undefined) ?? randomUUID();
     const hadToken = Boolean(ctx.get('Authorization'));
     let format: Format = 'json';
@@ -118,5 +147,40 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade {
     }
   };
 
-  return { middleware, table, documents };
+  /**
+   * The route and format of a conditional GET, by path, query and Accept: matching the path against every route
+   * and parsing the query for `format` were a tenth of a 304's own work (test/bench, S3). Bounded, emptied when full.
+   */
+  const cachedRoutes = new Map<string, { route: Route; format: Format } | null>();
+  const cachedRoute = (path: string, querystring: string, accept: string | undefined) => {
+    if (!routes.owns(path) || path === referencePath || excluded(path)) return null;
+    let format: Format;
+    try {
+      format = formatParam(queryValue(querystring, 'format')) ?? fromAccept(accept);
+    } catch {
+      return null;
+    }
+    const match = routes.resolve('GET', path);
+    return match && 'route' in match ? { route: match.route, format } : null;
+  };
+  const revalidation = (request: ConditionalGet): Revalidation | undefined => {
+    if (!deps.cache) return undefined;
+    const key = `${request.path}\n${request.querystring}\n${request.accept ?? ''}`;
+    let found = cachedRoutes.get(key);
+    if (found === undefined) {
+      found = cachedRoute(request.path, request.querystring, request.accept);
+      if (cachedRoutes.size >= 10_000) cachedRoutes.clear();
+      cachedRoutes.set(key, found);
+    }
+    return found ? { request, route: found.route, format: found.format } : undefined;
+  };
+
+  const notModified = async ({ request, route, format }: Revalidation, caller: C) => {
+    if (!deps.cache || caller.refused !== undefined) return undefined;
+    const hit = await deps.cache.get(cacheKeyOf(caller, format, request.path, request.querystring));
+    if (!hit || !matchesIfNoneMatch(request.ifNoneMatch, hit.etag)) return undefined;
+    return representationHeaders(hit.etag, ttlOf(route));
+  };
+
+  return { middleware, revalidation, notModified, table, documents };
 }

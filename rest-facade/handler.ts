@@ -33,6 +33,20 @@ const requestKeyOf = memoKeys((raw) => {
   return requestKey(path, querystring, format);
 });
 
+/** Where a GET's answer is kept: per caller (their key hashed) and per normalised request. */
+export const cacheKeyOf = (caller: Caller, format: Format, path: string, querystring: string): string =>
+  `${callerKey(caller.key)}:${requestKeyOf(`${format}\n${path}\n${querystring}`)}`;
+
+/** The time a route's GET answers are kept, and may be kept by clients. */
+export const ttlOf = (route: Route): number => route.def.ttl ?? DEFAULT_TTL;
+
+/** The headers of every GET answer, 200 or 304. */
+export const representationHeaders = (etag: string, ttl: number): Record<string, string> => ({
+  ETag: etag,
+  'Cache-Control': `private, max-age=${ttl}`,
+  Vary: 'Accept, Authorization',
+});
+
 /** PATCH may only name updatable properties: a read-only property of the resource is 400 naming it. */
 function checkReadOnly(route: Route, params: Params, used: ReadonlySet<string>): void {
   const { plain, embeds } = fieldsOf(route.shape.node);
@@ -75,11 +89,7 @@ export function createHandler<C extends Caller>({
 }: HandlerContext<C>): Handle {
   /** A cached or fresh GET answer: 304 when the client already has this representation. */
   const sendRepresentation = (ctx: Koa.Context, r: CachedResponse, ttl: number) => {
-    const headers = {
-      ETag: r.etag,
-      'Cache-Control': `private, max-age=${ttl}`,
-      Vary: 'Accept, Authorization',
-    };
+    const headers = representationHeaders(r.etag, ttl);
     if (matchesIfNoneMatch(ctx.get('If-None-Match') || undefined, r.etag))
       return send(ctx, 304, null, headers);
     send(ctx, 200, r.body, { ...r.headers, ...headers });
@@ -114,11 +124,11 @@ export function createHandler<C extends Caller>({
     flight: Flight,
   ) {
     const isGet = route.def.method === 'GET';
-    const ttl = route.def.ttl ?? DEFAULT_TTL;
+    const ttl = ttlOf(route);
     let cacheKey: string | undefined;
     let versions: Record<string, number> = {};
     if (isGet && deps.cache) {
-      cacheKey = `${callerKey(knownCaller(ctx).key)}:${requestKeyOf(`${format}\n${ctx.path}\n${ctx.querystring}`)}`;
+      cacheKey = cacheKeyOf(knownCaller(ctx), format, ctx.path, ctx.querystring);
       const hit = await deps.cache.get(cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
       const pending = inFlight.get(cacheKey);

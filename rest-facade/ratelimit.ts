@@ -1,5 +1,6 @@
-// Rate limits (CONTRACT §10) with koa-ratelimit: sign-in, sign-up and token POSTs per client IP; every
-// other request per caller (token subject, or IP when anonymous), as the edge left it on `ctx.state.caller`.
+// Rate limits (CONTRACT §10), counted in this process's memory or shared through Redis (koa-ratelimit's driver):
+// sign-in, sign-up and token POSTs per client IP; every other request per caller (token subject, or IP when
+// anonymous), as the edge left it on `ctx.state.caller`.
 // RateLimit-* headers on every response; 429 with Retry-After and a TooManyRequests body in the negotiated format.
 import type { Redis } from 'ioredis';
 import type Koa from 'koa';
@@ -45,10 +46,7 @@ const RAW = {
   total: 'X-Raw-Limit-Total',
 } as const;
 
-/**
- * Seconds until a reset given as epoch seconds (memory driver) or epoch milliseconds (Redis driver), within
- * the window: the memory driver's clock is monotonic time and may drift a little from the wall clock.
- */
+/** Seconds until a reset given as epoch milliseconds (Redis driver; epoch seconds also read), within the window. */
 const secondsUntil = (reset: number, windowMs: number): number => {
   const ms = reset > 1e11 ? reset : reset * 1000;
   return Math.min(Math.ceil(windowMs / 1000), Math.max(0, Math.ceil((ms - Date.now()) / 1000)));
@@ -63,18 +61,129 @@ function rewriteHeaders(ctx: Koa.Context, windowMs: number): number {
   return reset;
 }
 
+/** What one request's counting decided, as the RateLimit-* headers tell it. */
+export interface RateVerdict {
+  limit: number;
+  /** Requests left in the window after this one. */
+  remaining: number;
+  /** Seconds until the window ends. */
+  reset: number;
+  passed: boolean;
+}
+
+/** Who a request is counted as: its class and the key within it. */
+export interface RateSubject {
+  method: string;
+  path: string;
+  ip: string;
+  caller: { subject: string | null } | undefined;
+}
+
+export interface RateLimiter {
+  middleware: Koa.Middleware;
+  /**
+   * Counts a request answered before the middleware would run (a revalidation answered at the edge), exactly as
+   * the middleware counts it; absent when the counters are shared in Redis, where only the middleware counts.
+   */
+  count?(who: RateSubject): RateVerdict;
+}
+
+/**
+ * Fixed windows in this process's memory, counted as koa-ratelimit's memory driver counts them (the first request
+ * of a window sees the whole allowance; a refused request leaves the count at 0), without its per-request objects.
+ */
+class MemoryCounts {
+  readonly #windows = new Map<string, { remaining: number; endsAt: number }>();
+  constructor(readonly windowMs: number) {}
+
+  take(key: string, max: number, now: number): { remaining: number; endsAt: number } {
+    const w = this.#windows.get(key);
+    if (w === undefined || w.endsAt < now) {
+      // Windows that ended are dropped from time to time, so the map does not grow with every address ever seen.
+      if (w === undefined && this.#windows.size >= 10_000) this.#sweep(now);
+      const fresh = { remaining: max, endsAt: now + this.windowMs };
+      this.#windows.set(key, fresh);
+      return fresh;
+    }
+    w.remaining = w.remaining > 0 ? w.remaining - 1 : 0;
+    return w;
+  }
+
+  #sweep(now: number): void {
+    for (const [key, w] of this.#windows) if (w.endsAt < now) this.#windows.delete(key);
+  }
+}
+
+const classOf = (who: RateSubject, isAuth: (method: string, path: string) => boolean) => {
+  if (isAuth(who.method, who.path)) return { cls: 'auth' as const, key: `ip:${who.ip}` };
+  // The caller the edge resolved; a bad token is counted by IP.
+  const subject = who.caller?.subject;
+  return subject
+    ? { cls: 'caller' as const, key: `sub:${subject}` }
+    : { cls: 'anonymous' as const, key: `ip:${who.ip}` };
+};
+
 export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
+  return rateLimiter(opts).middleware;
+}
+
+export function rateLimiter(opts: RateLimitOptions): RateLimiter {
   const duration = opts.windowMs ?? 60_000;
   const isAuth = opts.isAuthRequest ?? defaultIsAuthRequest;
+  const max = { auth: opts.authPerMinute, caller: opts.perMinute, anonymous: opts.anonymousPerMinute };
+  const refuse = (ctx: Koa.Context, retryAfter: number) => {
+    const message = `Too many requests; retry in ${retryAfter} s`;
+    if (!opts.refuse?.(ctx, message)) {
+      const e = restError('TooManyRequests', message, { RetryAfterSeconds: retryAfter });
+      sendError(ctx, e, formatOrJson(ctx), opts.publicUrl, opts.errors);
+    }
+    ctx.set('Retry-After', String(retryAfter));
+  };
+  if (opts.redis) return { middleware: redisLimits(opts, opts.redis, duration, isAuth, refuse) };
+
+  const counts = new MemoryCounts(duration);
+  const windowSeconds = Math.ceil(duration / 1000);
+  const count = (who: RateSubject): RateVerdict => {
+    const { cls, key } = classOf(who, isAuth);
+    const now = Date.now();
+    const w = counts.take(`${cls}:${key}`, max[cls], now);
+    const passed = w.remaining > 0;
+    return {
+      limit: max[cls],
+      remaining: passed ? w.remaining - 1 : 0,
+      reset: Math.min(windowSeconds, Math.max(0, Math.ceil((w.endsAt - now) / 1000))),
+      passed,
+    };
+  };
+  return {
+    count,
+    async middleware(ctx, next) {
+      const v = count({ method: ctx.method, path: ctx.path, ip: ctx.ip, caller: callerOf(ctx) });
+      ctx.set('RateLimit-Limit', String(v.limit));
+      ctx.set('RateLimit-Remaining', String(v.remaining));
+      ctx.set('RateLimit-Reset', String(v.reset));
+      if (v.passed) return next();
+      refuse(ctx, Math.max(1, v.reset));
+    },
+  };
+}
+
+/** Counters shared by instances (koa-ratelimit's Redis driver), failing open when Redis is out of reach. */
+function redisLimits(
+  opts: RateLimitOptions,
+  redis: Redis,
+  duration: number,
+  isAuth: (method: string, path: string) => boolean,
+  refuse: (ctx: Koa.Context, retryAfter: number) => void,
+): Koa.Middleware {
   const limiter = (namespace: string, max: number) =>
     ratelimit({
-      ...(opts.redis
-        ? { driver: 'redis' as const, db: opts.redis }
-        : { driver: 'memory' as const, db: new Map() }),
+      driver: 'redis' as const,
+      db: redis,
       namespace: `ratelimit:${namespace}`,
       duration,
       max,
-      id: (ctx) => (ctx.state.rateLimitKey as string) || ctx.ip,
+      id: (ctx) => ctx.state.rateLimitKey as string,
       headers: RAW,
     } as ratelimit.MiddlewareOptions);
   const classes = {
@@ -84,17 +193,11 @@ export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
   };
 
   return async (ctx, next) => {
-    let cls: keyof typeof classes = 'anonymous';
-    ctx.state.rateLimitKey = `ip:${ctx.ip}`;
-    if (isAuth(ctx.method, ctx.path)) cls = 'auth';
-    else {
-      // The caller the edge resolved; a bad token is counted by IP.
-      const caller = callerOf(ctx);
-      if (caller?.subject) {
-        cls = 'caller';
-        ctx.state.rateLimitKey = `sub:${caller.subject}`;
-      }
-    }
+    const { cls, key } = classOf(
+      { method: ctx.method, path: ctx.path, ip: ctx.ip, caller: callerOf(ctx) },
+      isAuth,
+    );
+    ctx.state.rateLimitKey = key;
     let passed = false;
     try {
       await classes[cls](ctx, async () => {
@@ -110,12 +213,6 @@ export function rateLimits(opts: RateLimitOptions): Koa.Middleware {
       return;
     }
     if (passed) return;
-    const retryAfter = Math.max(1, rewriteHeaders(ctx, duration));
-    const message = `Too many requests; retry in ${retryAfter} s`;
-    if (!opts.refuse?.(ctx, message)) {
-      const e = restError('TooManyRequests', message, { RetryAfterSeconds: retryAfter });
-      sendError(ctx, e, formatOrJson(ctx), opts.publicUrl, opts.errors);
-    }
-    ctx.set('Retry-After', String(retryAfter));
+    refuse(ctx, Math.max(1, rewriteHeaders(ctx, duration)));
   };
 }

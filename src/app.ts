@@ -1,5 +1,6 @@
 // Composition root: the Koa application as a list of the pieces it mounts, in request order. Each piece is built
 // by the module that owns it; this file only decides the order and hands each what it needs.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type Router from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
@@ -7,7 +8,7 @@ import Koa from 'koa';
 import { memoryCache, redisCache } from '../rest-facade/cache.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { staleAfterMutations } from '../rest-facade/invalidation.js';
-import { rateLimits } from '../rest-facade/ratelimit.js';
+import { rateLimiter } from '../rest-facade/ratelimit.js';
 import type { Authenticator } from './access/authenticate.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/server.js';
@@ -16,11 +17,12 @@ import { createEdge } from './edge.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQL } from './graphql/endpoint.js';
 import type { GraphQLLimits } from './graphql/limits.js';
-import { identifyCaller } from './http/caller.js';
+import { identifyCaller, type RequestCaller } from './http/caller.js';
 import { healthRoutes } from './http/health.routes.js';
 import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
 import type { Clock } from './shared/clock.js';
@@ -64,6 +66,8 @@ export interface AppDeps {
 
 export interface App {
   koa: Koa;
+  /** The HTTPS listener's request handler: revalidations answered from the REST cache, everything else by Koa. */
+  callback(): (req: IncomingMessage, res: ServerResponse) => void;
   apollo: ApolloServer<Context>;
   /** Builds a GraphQL context for a raw Authorization header (graphql-ws, in-process callers). */
   contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
@@ -99,17 +103,18 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(edge.httpsOnly);
   koa.use(edge.errors);
   koa.use(cors(config.CORS_ORIGINS));
-  koa.use(identifyCaller(deps.authenticator));
-  koa.use(
-    rateLimits({
-      ...rateLimitSettings(config),
-      redis: redis.client,
-      onStoreError: redis.trouble,
-      publicUrl: config.PUBLIC_URL,
-      errors: errorTable,
-      refuse: oauthTooManyRequests(OAUTH_PATH),
-    }),
-  );
+  // Callers already resolved in front of Koa (not-modified.ts), so that no token is checked twice.
+  const callers = new WeakMap<IncomingMessage, RequestCaller>();
+  koa.use(identifyCaller(deps.authenticator, callers));
+  const limits = rateLimiter({
+    ...rateLimitSettings(config),
+    redis: redis.client,
+    onStoreError: redis.trouble,
+    publicUrl: config.PUBLIC_URL,
+    errors: errorTable,
+    refuse: oauthTooManyRequests(OAUTH_PATH),
+  });
+  koa.use(limits.middleware);
   koa.use(landing(config.PUBLIC_URL));
   koa.use(docs());
   koa.use(graphiql());
@@ -121,17 +126,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const dashboard = { orm, publicUrl: config.PUBLIC_URL, caFile: deps.caFile, clock, log };
     koa.use(await createDashboard({ ...dashboard, execute: graphql.executeWithToken }));
   }
-  koa.use(
-    createFacade({
-      schema,
-      errors: errorTable,
-      publicUrl: config.PUBLIC_URL,
-      execute: graphql.execute,
-      cache: restCache,
-      onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
-      guide: guide(guideSettings(config, deps.caFile)),
-    }).middleware,
-  );
+  const facade = createFacade({
+    schema,
+    errors: errorTable,
+    publicUrl: config.PUBLIC_URL,
+    execute: graphql.execute,
+    cache: restCache,
+    onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
+    guide: guide(guideSettings(config, deps.caFile)),
+  });
+  koa.use(facade.middleware);
   koa.use((ctx) => {
     if (ctx.status === 404 && ctx.body === undefined)
       edge.sendError(ctx, 'NotFound', `No route for ${ctx.method} ${ctx.path}`);
@@ -139,6 +143,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   return {
     koa,
+    callback: () =>
+      answeringNotModified(
+        {
+          facade,
+          authenticator: deps.authenticator,
+          rateLimiter: limits,
+          metrics,
+          edge,
+          trustProxy: config.TRUST_PROXY,
+          callers,
+          onError: (err) => log.error({ err }, 'unexpected error answering a revalidation'),
+        },
+        koa.callback(),
+      ),
     apollo: graphql.apollo,
     contextFor: graphql.contextFor,
     limits: graphql.limits,

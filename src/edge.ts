@@ -14,8 +14,24 @@ export interface Edge {
   httpsOnly: Koa.Middleware;
   /** Errors that escape a route: domain errors keep their status; anything else is masked and logged. */
   errors: Koa.Middleware;
+  /** The request id of a request carrying this `Request-Id` header (kept when sane, else a new one). */
+  requestIdOf(incoming: string | undefined): string;
+  /** Writes the request's log line (for requests answered in front of Koa; `requestLog` writes the others). */
+  logRequest(line: RequestLine): void;
   /** Answers `{"ResponseStatus":…}` with the code's status. */
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
+}
+
+/** Milliseconds since `started` (performance.now()), to a tenth. */
+export const durationSince = (started: number): number => Math.round((performance.now() - started) * 10) / 10;
+
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  ip: string;
 }
 
 export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
@@ -28,22 +44,29 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
     ctx.type = 'application/json';
     ctx.body = responseStatus(code, message, meta);
   };
+  const requestIdOf = (incoming: string | undefined) =>
+    incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const logRequest = (line: RequestLine) => requestLine.info(line, 'request');
   return {
     sendError,
+    requestIdOf,
+    logRequest,
     async requestLog(ctx, next) {
-      const incoming = ctx.get('Request-Id');
-      const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      const requestId = requestIdOf(ctx.get('Request-Id'));
       ctx.state.requestId = requestId;
       ctx.set('Request-Id', requestId);
       const started = performance.now();
       try {
         await next();
       } finally {
-        const durationMs = Math.round((performance.now() - started) * 10) / 10;
-        requestLine.info(
-          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, ip: ctx.ip },
-          'request',
-        );
+        logRequest({
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: durationSince(started),
+          ip: ctx.ip,
+        });
       }
     },
     async httpsOnly(ctx, next) {

@@ -77,6 +77,7 @@ const layers: readonly (readonly string[])[] = [
   // The composition root: assembles everything above.
   [
     'src/edge.ts',
+    'src/not-modified.ts',
     'src/client-error.ts',
     'src/drain.ts',
     'src/modules.ts',

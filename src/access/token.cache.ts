@@ -22,6 +22,12 @@ interface Entry extends CachedToken {
 }
 
 export const CHANNEL = 'carshare_auth';
+
+/**
+ * Resolves at the end of the current turn of the event loop: a barrier sent then serves every lookup that began
+ * during the turn (requests read together from many connections), not only the first of them.
+ */
+const endOfTurn = (): Promise<void> => new Promise((ok) => setImmediate(ok));
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 const RECONNECT_MS = 1_000;
@@ -76,9 +82,9 @@ export class TokenCache {
         });
       return p;
     };
-    if (!this.#inFlight) return start();
-    const queued = this.#inFlight
+    const queued = (this.#inFlight ?? Promise.resolve())
       .catch(() => undefined)
+      .then(endOfTurn)
       .then(() => {
         this.#queued = undefined;
         return start();

@@ -1,5 +1,6 @@
 // Who is calling, resolved once per request at the edge from the Authorization header and left on
 // `ctx.state.caller`: the rate limits, the REST facade and /graphql all read it there, none reads the header again.
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import { type Actor, anonymous } from '../access/actor.js';
 import type { Authenticator } from '../access/authenticate.js';
@@ -16,26 +17,43 @@ export interface RequestCaller {
   refused?: unknown;
 }
 
+const callerOfActor = (actor: Actor): RequestCaller => ({
+  actor,
+  subject: actor.id ? `${actor.kind}:${actor.id}` : null,
+  key: `${actor.kind}:${actor.id ?? ''}:${actor.roles.join(' ')}:${actor.scopes.join(' ')}`,
+});
+
+// A checked token's actor is the same object for as long as its check is cached: its keys are built once.
+const byActor = new WeakMap<Actor, RequestCaller>();
+
 export async function callerFor(
   authenticator: Authenticator,
   authorization: string | undefined,
 ): Promise<RequestCaller> {
   try {
     const actor = await authenticator.actorFor(authorization);
-    return {
-      actor,
-      subject: actor.id ? `${actor.kind}:${actor.id}` : null,
-      key: `${actor.kind}:${actor.id ?? ''}:${actor.roles.join(' ')}:${actor.scopes.join(' ')}`,
-    };
+    let caller = byActor.get(actor);
+    if (!caller) {
+      caller = callerOfActor(actor);
+      byActor.set(actor, caller);
+    }
+    return caller;
   } catch (refused) {
     return { actor: anonymous, subject: null, key: '', refused };
   }
 }
 
-/** The edge middleware: one token check per request, however many layers ask. */
-export function identifyCaller(authenticator: Authenticator): Koa.Middleware {
+/**
+ * The edge middleware: one token check per request, however many layers ask. `known` holds the callers already
+ * resolved in front of Koa (a revalidation that turned out to need the full chain), so none is checked twice.
+ */
+export function identifyCaller(
+  authenticator: Authenticator,
+  known?: WeakMap<IncomingMessage, RequestCaller>,
+): Koa.Middleware {
   return async (ctx, next) => {
-    ctx.state.caller = await callerFor(authenticator, ctx.get('Authorization') || undefined);
+    ctx.state.caller =
+      known?.get(ctx.req) ?? (await callerFor(authenticator, ctx.get('Authorization') || undefined));
     return next();
   };
 }

@@ -9,6 +9,13 @@ export interface Metrics {
   registry: Registry;
   /** Counts and times every request; labels use the matched route, never raw paths with ids. */
   middleware: Koa.Middleware;
+  /**
+   * The same for a request answered in front of Koa: `arrived` when it comes in, then `answered` (started at
+   * `performance.now()`), or `passedOn` when it goes on to Koa, whose middleware counts it from there.
+   */
+  arrived(): void;
+  answered(route: string, method: string, status: number, startedMs: number): void;
+  passedOn(): void;
   graphqlPlugin: ApolloServerPlugin;
   /** The /metrics handler; with a token configured, callers must present it as a bearer token. */
   handler(token: string | undefined): Koa.Middleware;
@@ -24,11 +31,15 @@ export function routeLabel(ctx: Koa.Context): string {
   const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
   if (typeof matched === 'string') return matched;
   if (ctx.status === 404) return 'unmatched';
-  return ctx.path
+  return pathLabel(ctx.path);
+}
+
+/** The label of a path no router matched: its id segments replaced. */
+export const pathLabel = (path: string): string =>
+  path
     .split('/')
     .map((s) => (ID_SEGMENT.test(s) ? ':id' : s))
     .join('/');
-}
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -75,30 +86,40 @@ export function createMetrics(): Metrics {
     { count: { inc(): void }; latency: { observe(seconds: number): void } }
   >();
 
+  const answered = (route: string, method: string, status: number, startedMs: number) => {
+    inFlight -= 1;
+    const key = `${route} ${method} ${status}`;
+    let series = byRequest.get(key);
+    if (!series) {
+      // Label sets are hashed once, not on every request: the children are kept (bounded, emptied when full).
+      if (byRequest.size >= 2000) byRequest.clear();
+      series = {
+        count: requests.labels({ route, method, status: String(status) }),
+        latency: latency.labels({ route, method }),
+      };
+      byRequest.set(key, series);
+    }
+    series.count.inc();
+    series.latency.observe((performance.now() - startedMs) / 1000);
+    if (status === 429) rateLimited.inc({ route });
+  };
+
   return {
     registry,
+    arrived() {
+      inFlight += 1;
+    },
+    answered,
+    passedOn() {
+      inFlight -= 1;
+    },
     async middleware(ctx, next) {
       const started = performance.now();
       inFlight += 1;
       try {
         await next();
       } finally {
-        inFlight -= 1;
-        const route = routeLabel(ctx);
-        const key = `${route} ${ctx.method} ${ctx.status}`;
-        let series = byRequest.get(key);
-        if (!series) {
-          // Label sets are hashed once, not on every request: the children are kept (bounded, emptied when full).
-          if (byRequest.size >= 2000) byRequest.clear();
-          series = {
-            count: requests.labels({ route, method: ctx.method, status: String(ctx.status) }),
-            latency: latency.labels({ route, method: ctx.method }),
-          };
-          byRequest.set(key, series);
-        }
-        series.count.inc();
-        series.latency.observe((performance.now() - started) / 1000);
-        if (ctx.status === 429) rateLimited.inc({ route });
+        answered(routeLabel(ctx), ctx.method, ctx.status, started);
       }
     },
     graphqlPlugin: {

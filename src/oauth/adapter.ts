@@ -13,6 +13,7 @@ const CONSUMABLE = new Set([
   'BackchannelAuthenticationRequest',
 ]);
 
+// One-shot hashing: every bearer token is hashed on every request to find its cached check (test/bench, S3).
 export const tokenHash = (value: string): string => hash('sha256', value, 'base64url');
 
 interface Row {

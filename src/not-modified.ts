@@ -1,0 +1,145 @@
+// Revalidations answered in front of Koa (CONTRACT §10). A client polling a page sends back the ETag it holds, and
+// the answer is a 304 read from the REST cache; the Koa chain spent most of such a request's time on itself
+// (context objects, a dozen middleware, header bookkeeping: test/bench, S3). Here the same pieces do the same work
+// in the same order: request id, token check, rate limit, the facade's cache, metrics, the log line, the same
+// headers. Any request that needs more (another method, CORS, a miss, a changed representation, a refused token, a
+// refused rate) goes on through Koa, with the caller already resolved so its token is checked once.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authenticator } from './access/authenticate.js';
+import { durationSince, type Edge } from './edge.js';
+import { callerFor, type RequestCaller } from './http/caller.js';
+import { type Metrics, pathLabel } from './metrics/metrics.js';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The REST facade's side (its `revalidation` and `notModified`): this file sees it only through app.ts. */
+export interface CachedAnswers<R> {
+  revalidation(request: {
+    path: string;
+    querystring: string;
+    accept: string | undefined;
+    ifNoneMatch: string;
+  }): (R & { request: { path: string } }) | undefined;
+  notModified(r: R, caller: RequestCaller): Promise<Record<string, string> | undefined>;
+}
+
+/** The rate limiter's counting, absent when only its middleware can count (counters in Redis). */
+export interface RateCounting {
+  count?(who: { method: string; path: string; ip: string; caller: RequestCaller }): {
+    limit: number;
+    remaining: number;
+    reset: number;
+    passed: boolean;
+  };
+}
+
+export interface NotModifiedDeps<R> {
+  facade: CachedAnswers<R>;
+  authenticator: Authenticator;
+  rateLimiter: RateCounting;
+  metrics: Pick<Metrics, 'arrived' | 'passedOn' | 'answered'>;
+  edge: Pick<Edge, 'requestIdOf' | 'logRequest'>;
+  trustProxy: boolean;
+  /** Callers resolved here, for Koa's `identifyCaller` when the request goes on there. */
+  callers: WeakMap<IncomingMessage, RequestCaller>;
+  /** Told about an error nothing here should throw (the connection is then cut, the process goes on). */
+  onError(err: unknown): void;
+}
+
+/** The first of a comma-separated header's values (Node joins repeated proxy headers into one). */
+const firstOf = (list: string | string[] | undefined): string =>
+  typeof list === 'string' ? (list.split(',')[0]?.trim() ?? '') : '';
+
+/** The listener: conditional GETs of cached routes are tried here first, everything else goes to `koa`. */
+export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener): Listener {
+  const { facade, rateLimiter, metrics, edge, trustProxy, callers } = deps;
+  const count = rateLimiter.count;
+  // With counters in Redis only the middleware counts: there is nothing to answer here.
+  if (!count) return koa;
+  // Route labels of the paths asked for (bounded, emptied when full), as the metrics middleware computes them.
+  const labels = new Map<string, string>();
+  const labelOf = (path: string) => {
+    let label = labels.get(path);
+    if (label === undefined) {
+      if (labels.size >= 10_000) labels.clear();
+      label = pathLabel(path);
+      labels.set(path, label);
+    }
+    return label;
+  };
+
+  const revalidate = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    started: number,
+    r: R & { request: { path: string } },
+  ) => {
+    metrics.arrived();
+    const h = req.headers;
+    let caller: RequestCaller | undefined;
+    let headers: Record<string, string> | undefined;
+    try {
+      caller = await callerFor(deps.authenticator, h.authorization || undefined);
+      headers = await facade.notModified(r, caller);
+    } catch {
+      headers = undefined;
+    }
+    if (!caller || !headers) return passOn(req, res, caller);
+    const { path } = r.request;
+    const ip = (trustProxy ? firstOf(h['x-forwarded-for']) : '') || req.socket.remoteAddress || '';
+    const rate = count({ method: 'GET', path, ip, caller });
+    // A refusal is left to the middleware (its 429 body): counting again at 0 changes nothing.
+    if (!rate.passed) return passOn(req, res, caller);
+
+    const requestId = edge.requestIdOf(typeof h['request-id'] === 'string' ? h['request-id'] : undefined);
+    metrics.answered(labelOf(path), 'GET', 304, started);
+    edge.logRequest({ requestId, method: 'GET', path, status: 304, durationMs: durationSince(started), ip });
+    res.writeHead(304, {
+      'Request-Id': requestId,
+      'RateLimit-Limit': String(rate.limit),
+      'RateLimit-Remaining': String(rate.remaining),
+      'RateLimit-Reset': String(rate.reset),
+      ...headers,
+    });
+    res.end();
+  };
+
+  const passOn = (req: IncomingMessage, res: ServerResponse, caller: RequestCaller | undefined) => {
+    if (caller) callers.set(req, caller);
+    metrics.passedOn();
+    koa(req, res);
+  };
+
+  return (req, res) => {
+    const h = req.headers;
+    const ifNoneMatch = h['if-none-match'];
+    const url = req.url ?? '/';
+    if (
+      req.method !== 'GET' ||
+      ifNoneMatch === undefined ||
+      // CORS headers, and the HTTPS-only refusal behind a proxy, are the chain's to write.
+      h.origin !== undefined ||
+      (trustProxy && firstOf(h['x-forwarded-proto']).toLowerCase() === 'http') ||
+      url.includes('#')
+    )
+      return koa(req, res);
+    const q = url.indexOf('?');
+    let r: ReturnType<typeof facade.revalidation>;
+    try {
+      r = facade.revalidation({
+        path: q < 0 ? url : url.slice(0, q),
+        querystring: q < 0 ? '' : url.slice(q + 1),
+        accept: h.accept,
+        ifNoneMatch,
+      });
+    } catch (err) {
+      deps.onError(err);
+      r = undefined;
+    }
+    if (!r) return koa(req, res);
+    revalidate(req, res, performance.now(), r).catch((err: unknown) => {
+      deps.onError(err);
+      res.destroy();
+    });
+  };
+}
