@@ -71,13 +71,16 @@ interface Held extends Stored {
 /**
  * In one process: entries and tag versions in memory, bounded in number and in bytes (least recently stored
  * leaves first). The byte bound matters: a 100-car page with its embeds is about 200 KB, so 5,000 of them
- * would hold a gigabyte (test/bench, S1).
+ * would hold a gigabyte (test/bench, S1). The bounds are small on purpose: whatever the cache holds is live in
+ * V8's old generation, which the service lets grow by half of what is live before collecting (package.json
+ * `start`), so every cached megabyte costs about one and a half in resident memory. 5,000 entries and 32 MB
+ * kept 20 MB more resident under S1 after S2's unique URLs had filled it (test/bench, 2026-11-26).
  */
 export function memoryCache(
   opts: { max?: number; maxBytes?: number; now?: () => number } = {},
 ): ResponseCache {
-  const max = opts.max ?? 5000;
-  const maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
+  const max = opts.max ?? 1000;
+  const maxBytes = opts.maxBytes ?? 12 * 1024 * 1024;
   const now = opts.now ?? Date.now;
   const entries = new Map<string, Held>();
   const versions = new Map<string, number>();
