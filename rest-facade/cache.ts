@@ -31,11 +31,11 @@ export interface ResponseCache {
 export const etagOf = (body: string): string => `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
 
 /**
- * A bounded memo for the per-request keys of a cached GET (the caller's hash, the normalised request): a 304 is
- * mostly these, and the same callers ask for the same URLs again and again. Emptied when full.
+ * A bounded memo for per-request work keyed by a string (the caller's hash, the normalised request, a route's
+ * match): a 304 is mostly these, and the same callers ask for the same URLs again and again. Emptied when full.
  */
-export function memoKeys(make: (input: string) => string, max = 10_000): (input: string) => string {
-  const known = new Map<string, string>();
+export function memoKeys<V>(make: (input: string) => V, max = 10_000): (input: string) => V {
+  const known = new Map<string, V>();
   return (input) => {
     let out = known.get(input);
     if (out === undefined) {
@@ -64,8 +64,10 @@ interface Stored {
 }
 
 /** An entry in memory: its tag versions as pairs, checked on every hit without building them again. */
-interface Held extends Stored {
+interface Held {
+  value: CachedResponse;
   pairs: readonly (readonly [string, number])[];
+  expires: number;
 }
 
 /**
@@ -85,7 +87,7 @@ export function memoryCache(
   const entries = new Map<string, Held>();
   const versions = new Map<string, number>();
   let bytes = 0;
-  const sizeOf = (key: string, s: Stored) => 2 * (key.length + s.value.body.length) + 256;
+  const sizeOf = (key: string, s: Held) => 2 * (key.length + s.value.body.length) + 256;
   const remove = (key: string) => {
     const s = entries.get(key);
     if (!s) return;
@@ -104,12 +106,7 @@ export function memoryCache(
       return Object.fromEntries(tags.map((t) => [t, versions.get(t) ?? 0]));
     },
     async set(key, value, tagVersions, ttl) {
-      const stored: Held = {
-        value,
-        versions: tagVersions,
-        pairs: Object.entries(tagVersions),
-        expires: now() + ttl * 1000,
-      };
+      const stored: Held = { value, pairs: Object.entries(tagVersions), expires: now() + ttl * 1000 };
       const size = sizeOf(key, stored);
       // An answer bigger than an eighth of the budget would push out everything else: not kept.
       if (size > maxBytes / 8) return;

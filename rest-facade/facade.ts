@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
-import { matchesIfNoneMatch, type ResponseCache } from './cache.js';
+import { matchesIfNoneMatch, memoKeys, type ResponseCache } from './cache.js';
 import { DocumentCache } from './document.js';
 import {
   authHeaders,
@@ -14,12 +14,11 @@ import {
   RestError,
   restError,
 } from './errors.js';
-import { type Format, formatParam, fromAccept } from './formats/negotiate.js';
+import type { Format } from './formats/negotiate.js';
 import { cacheKeyOf, createHandler, representationHeaders, ttlOf } from './handler.js';
 import { routeResolver, TYPES_PATH } from './predefined.js';
 import { referenceServer } from './reference.js';
-import { queryValue } from './request.js';
-import { type Caller, negotiate, sendError } from './respond.js';
+import { type Caller, formatOf, negotiate, sendError } from './respond.js';
 import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
 import { type Route, RouteTable } from './table.js';
@@ -149,29 +148,23 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
 
   /**
    * The route and format of a conditional GET, by path, query and Accept: matching the path against every route
-   * and parsing the query for `format` were a tenth of a 304's own work (test/bench, S3). Bounded, emptied when full.
+   * and parsing the query for `format` were a tenth of a 304's own work (test/bench, S3).
    */
-  const cachedRoutes = new Map<string, { route: Route; format: Format } | null>();
-  const cachedRoute = (path: string, querystring: string, accept: string | undefined) => {
+  const cachedRoute = memoKeys((raw): { route: Route; format: Format } | null => {
+    const [path, querystring, accept] = raw.split('\n') as [string, string, string];
     if (!routes.owns(path) || path === referencePath || excluded(path)) return null;
     let format: Format;
     try {
-      format = formatParam(queryValue(querystring, 'format')) ?? fromAccept(accept);
+      format = formatOf(querystring, accept || undefined);
     } catch {
       return null;
     }
     const match = routes.resolve('GET', path);
     return match && 'route' in match ? { route: match.route, format } : null;
-  };
+  });
   const revalidation = (request: ConditionalGet): Revalidation | undefined => {
     if (!deps.cache) return undefined;
-    const key = `${request.path}\n${request.querystring}\n${request.accept ?? ''}`;
-    let found = cachedRoutes.get(key);
-    if (found === undefined) {
-      found = cachedRoute(request.path, request.querystring, request.accept);
-      if (cachedRoutes.size >= 10_000) cachedRoutes.clear();
-      cachedRoutes.set(key, found);
-    }
+    const found = cachedRoute(`${request.path}\n${request.querystring}\n${request.accept ?? ''}`);
     return found ? { request, route: found.route, format: found.format } : undefined;
   };
 

@@ -46,7 +46,11 @@ export function send(
 
 /** The request's format; an unknown `format` value throws 406 (whose body is then JSON). */
 export const negotiate = (ctx: Koa.Context): Format =>
-  formatParam(queryValue(ctx.querystring, 'format')) ?? fromAccept(ctx.get('Accept') || undefined);
+  formatOf(ctx.querystring, ctx.get('Accept') || undefined);
+
+/** The format a query's `format` names, else the one `Accept` prefers; an unknown `format` value throws 406. */
+export const formatOf = (querystring: string, accept: string | undefined): Format =>
+  formatParam(queryValue(querystring, 'format')) ?? fromAccept(accept);
 
 /** The negotiated format, or JSON when the `format` value itself is the problem. */
 export function formatOrJson(ctx: Koa.Context): Format {
