@@ -9,6 +9,7 @@ import type { Authenticator } from './access/authenticate.js';
 import { durationSince, type Edge } from './edge.js';
 import { callerFor, type RequestCaller } from './http/caller.js';
 import { type Metrics, pathLabel } from './metrics/metrics.js';
+import { boundedMemo } from './shared/memo.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -56,17 +57,8 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
   const count = rateLimiter.count;
   // With counters in Redis only the middleware counts: there is nothing to answer here.
   if (!count) return koa;
-  // Route labels of the paths asked for (bounded, emptied when full), as the metrics middleware computes them.
-  const labels = new Map<string, string>();
-  const labelOf = (path: string) => {
-    let label = labels.get(path);
-    if (label === undefined) {
-      if (labels.size >= 10_000) labels.clear();
-      label = pathLabel(path);
-      labels.set(path, label);
-    }
-    return label;
-  };
+  // Route labels of the paths asked for, as the metrics middleware computes them.
+  const labelOf = boundedMemo(pathLabel);
 
   const revalidate = async (
     req: IncomingMessage,

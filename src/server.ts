@@ -47,7 +47,7 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
 
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
   let handler: ReturnType<App['callback']> | undefined;
-  // The Koa callback is resolved on the first request, after every middleware has been added.
+  // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
     { key: opts.key, cert: opts.cert, maxHeaderSize: MAX_HEADER_BYTES },
     (req, res) => {

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { placeholders, readRows } from '../db/rows.js';
 import { byKey, defineLoader } from '../graphql/loaders.js';
+import { boundedMemo } from '../shared/memo.js';
 import { Rating, type SubjectType } from './rating.entity.js';
 
 export interface RatingView {
@@ -21,23 +22,18 @@ export interface SubjectRef {
 }
 
 /**
- * Ids of unrated subjects already derived: a hash per embedded unrated subject was a visible share of a car's
- * answer (test/bench, S2), and the same subjects are asked for again and again. Emptied when full.
+ * Ids of unrated subjects, remembered once derived: a hash per embedded unrated subject was a visible share of a
+ * car's answer (test/bench, S2), and the same subjects are asked for again and again.
  */
-const derivedIds = new Map<string, string>();
-
-/** A stable UUID for a subject's rating (name-based, like UUID v5). */
-export function ratingId(subjectType: SubjectType, subjectId: string): string {
-  const name = `rating:${subjectType}:${subjectId}`;
-  const known = derivedIds.get(name);
-  if (known !== undefined) return known;
+const derivedId = boundedMemo((name) => {
   const h = createHash('sha1').update(name).digest('hex');
   const variant = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
-  const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-  if (derivedIds.size >= 10_000) derivedIds.clear();
-  derivedIds.set(name, id);
-  return id;
-}
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+});
+
+/** A stable UUID for a subject's rating (name-based, like UUID v5). */
+export const ratingId = (subjectType: SubjectType, subjectId: string): string =>
+  derivedId(`rating:${subjectType}:${subjectId}`);
 
 const key = (s: SubjectRef): string => `${s.subjectType}:${s.subjectId}`;
 
