@@ -117,6 +117,9 @@ export async function startVariant(
   const js = (f: string) => resolve(compiledDir, f.replace(/\.ts$/, '.js'));
   const child = fork(compiled ? js(file) : resolve(here, file), [], {
     cwd: root,
+    // BENCH_EXEC_PATH=<script>: the measured process runs under a wrapper that execs Node with these arguments
+    // (heaptrack, strace), to see where its memory outside V8's heap goes.
+    ...(process.env.BENCH_EXEC_PATH ? { execPath: process.env.BENCH_EXEC_PATH } : {}),
     execArgv: [
       ...nodeFlags,
       ...(compiled ? [] : ['--import', 'tsx']),
