@@ -80,7 +80,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const { config, orm, schema, log, clock } = deps;
   const metrics = deps.metrics ?? createMetrics();
   // Shared by instances through Redis when configured: rate-limit counters and the REST cache's versions.
-  const redis = sharedRedis(config.REDIS_URL, log);
+  const redis = await sharedRedis(config.REDIS_URL, log);
   const restCache = redis.client ? redisCache(redis.client, redis.trouble) : memoryCache();
   const graphql = await createGraphQL({
     schema,

@@ -1,7 +1,6 @@
 // The HTTPS certificate: TLS_CERT/TLS_KEY when given, else a self-signed `localhost` one made once in DATA_DIR.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface Certificate {
   key: string;
@@ -29,6 +28,8 @@ export async function loadCertificate(opts: {
   const keyPath = join(dir, 'localhost.key');
   if (existsSync(certPath) && existsSync(keyPath))
     return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };
+  // Loaded only to make the certificate, once per data directory: its X.509 code holds ~3 MB of heap.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
