@@ -61,8 +61,8 @@ export function inProcessExecutor(deps: InProcessDeps) {
     // no mutation to announce, no cache hints). Any error is answered by Apollo instead, running the read again,
     // so that errors keep exactly the shape and logging of every other path.
     if (typeof document !== 'string' && isQuery(document)) {
-      // It takes its turn at the execution gate like every other execution (CONTRACT §13 "Memory"): a page of
-      // 1,000 with everything embedded waits for its share of the budget; a page of 100 never waits.
+      // It takes its turn at the execution gate like every other execution (CONTRACT §13 "Memory"): a single
+      // object or a short page runs at once; larger pages share the page lane's budget (gateSizes, execution-gate.ts).
       const leave = await deps.gate.enter(costOf(document, variables));
       try {
         const result = await deps.compiled.run(document, variables, contextValue);
