@@ -46,13 +46,12 @@ const RAW = {
   total: 'X-Raw-Limit-Total',
 } as const;
 
-/** Seconds until a reset given as epoch milliseconds (Redis driver; epoch seconds also read), within the window. */
-const secondsUntil = (reset: number, windowMs: number): number => {
-  const ms = reset > 1e11 ? reset : reset * 1000;
-  return Math.min(Math.ceil(windowMs / 1000), Math.max(0, Math.ceil((ms - Date.now()) / 1000)));
-};
+/** Seconds from `now` until a window ending at `endsAtMs` (epoch milliseconds), at most the window's length. */
+const secondsUntil = (endsAtMs: number, windowMs: number, now = Date.now()): number =>
+  Math.min(Math.ceil(windowMs / 1000), Math.max(0, Math.ceil((endsAtMs - now) / 1000)));
 
 function rewriteHeaders(ctx: Koa.Context, windowMs: number): number {
+  // koa-ratelimit's Redis driver gives the window's end in epoch milliseconds.
   const reset = secondsUntil(Number(ctx.response.get(RAW.reset)), windowMs);
   ctx.set('RateLimit-Limit', ctx.response.get(RAW.total));
   ctx.set('RateLimit-Remaining', ctx.response.get(RAW.remaining));
@@ -142,7 +141,6 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
   if (opts.redis) return { middleware: redisLimits(opts, opts.redis, duration, isAuth, refuse) };
 
   const counts = new MemoryCounts(duration);
-  const windowSeconds = Math.ceil(duration / 1000);
   const count = (who: RateSubject): RateVerdict => {
     const { cls, key } = classOf(who, isAuth);
     const now = Date.now();
@@ -151,7 +149,7 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
     return {
       limit: max[cls],
       remaining: passed ? w.remaining - 1 : 0,
-      reset: Math.min(windowSeconds, Math.max(0, Math.ceil((w.endsAt - now) / 1000))),
+      reset: secondsUntil(w.endsAt, duration, now),
       passed,
     };
   };

@@ -13,13 +13,14 @@ const OPTIONS = {
 } as const;
 
 const require = createRequire(import.meta.url);
-let common: typeof import('fxa-common-password-list').default | undefined;
+type CommonPasswords = typeof import('fxa-common-password-list').default;
+let common: CommonPasswords | undefined;
 /**
  * Mozilla's list, loaded when the first password is checked (a sign-up or a change): decoded, it holds ~2 MB of
  * heap that an instance serving only reads never needs. Loading takes ~15 ms, once.
  */
 const commonPasswords = () => {
-  common ??= require('fxa-common-password-list') as typeof import('fxa-common-password-list').default;
+  common ??= require('fxa-common-password-list') as CommonPasswords;
   return common;
 };
 
