@@ -48,6 +48,7 @@ export interface AppDeps {
         | 'REFRESH_TOKEN_TTL_SECONDS'
         | 'GRAPHQL_MAX_DEPTH'
         | 'GRAPHQL_MAX_COST'
+        | 'HEAP_CEILING_MB'
       >
     >;
   orm: Orm;
@@ -91,6 +92,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     authenticator: deps.authenticator,
     maxDepth: config.GRAPHQL_MAX_DEPTH,
     maxCost: config.GRAPHQL_MAX_COST,
+    heapCeilingMb: config.HEAP_CEILING_MB,
     // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here.
     afterMutation: staleAfterMutations(schema, restCache),
   });

@@ -53,6 +53,9 @@ const envSchema = z.object({
     .optional(),
   GRAPHQL_MAX_DEPTH: positiveInt.default(12),
   GRAPHQL_MAX_COST: positiveInt.default(50_000),
+  // Used heap above which a page or large query, once done, is followed by a full collection (heap-ceiling.ts);
+  // it needs `--expose-gc`, which `npm start` passes. 0 leaves collection to V8 alone.
+  HEAP_CEILING_MB: z.coerce.number().int().min(0).default(96),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -19,6 +19,7 @@ import { startApollo } from './apollo.js';
 import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
 import { createExecutionGate, gateSizes } from './execution-gate.js';
+import { exposedFullCollection, heapCeiling } from './heap-ceiling.js';
 import { inProcessExecutor } from './in-process.js';
 import { graphqlLimits } from './limits.guard.js';
 import type { GraphQLLimits } from './limits.js';
@@ -33,6 +34,8 @@ export interface GraphQLDeps {
   authenticator: Authenticator;
   maxDepth?: number | undefined;
   maxCost?: number | undefined;
+  /** Used heap (MB) above which a queued execution is followed by a full collection; 0 or unset: none. */
+  heapCeilingMb?: number | undefined;
   /** Told the root fields of every mutation once it has run, whichever client ran it. */
   afterMutation(fields: string[]): Promise<void>;
 }
@@ -74,7 +77,23 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
   const limits: GraphQLLimits = { maxDepth: deps.maxDepth ?? 12, maxCost: deps.maxCost ?? 50_000 };
   // Single objects and short pages run at once; pages and larger executions queue for budgets of their own
   // (README Decisions: the limits and why).
-  const gate = createExecutionGate(gateSizes(limits.maxCost));
+  // After a page or a large query, a full collection when the heap is above its ceiling (heap-ceiling.ts).
+  const collections = deps.metrics.counter(
+    'heap_ceiling_collections_total',
+    'Full collections made because the used heap was above its ceiling after a page or large query',
+  );
+  const ceiling = heapCeiling({
+    floorBytes: (deps.heapCeilingMb ?? 0) * 1_048_576,
+    growth: 1.5,
+    collect: deps.heapCeilingMb ? exposedFullCollection() : undefined,
+    collected: () => collections.inc(),
+  });
+  deps.metrics.gauge(
+    'heap_ceiling_bytes',
+    'Used heap above which a page or large query is followed by a full collection (0: off, or no --expose-gc)',
+    () => ceiling.bytes,
+  );
+  const gate = createExecutionGate(gateSizes(limits.maxCost), () => ceiling.check());
   const apollo = await startApollo({
     schema,
     compiled,

@@ -81,14 +81,23 @@ function lane(budget: number): Lane {
   };
 }
 
-export function createExecutionGate({
-  freeBelow,
-  pagesBelow,
-  pageBudget,
-  budget,
-}: GateOptions): ExecutionGate {
+export function createExecutionGate(
+  { freeBelow, pagesBelow, pageBudget, budget }: GateOptions,
+  /** Told each time a queued execution (a page or a large one) has left, e.g. to check the heap (heap-ceiling.ts). */
+  afterQueued: () => void = () => undefined,
+): ExecutionGate {
   const pages = lane(pageBudget);
   const large = lane(budget);
+  const queued = async (from: Lane, cost: number) => {
+    const leave = await from.enter(cost);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      leave();
+      afterQueued();
+    };
+  };
   const free = Promise.resolve(() => undefined);
   return {
     isLarge: (cost) => cost > pagesBelow,
@@ -100,7 +109,7 @@ export function createExecutionGate({
     },
     enter(cost) {
       if (cost <= freeBelow) return free;
-      return cost <= pagesBelow ? pages.enter(cost) : large.enter(cost);
+      return queued(cost <= pagesBelow ? pages : large, cost);
     },
   };
 }

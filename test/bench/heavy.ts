@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
-import { serviceEnv, startFlags, startVariant } from './processes.js';
+import { serviceEnv, startEnv, startFlags, startVariant } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -32,6 +32,7 @@ try {
     'variants/ours.ts',
     {
       ...serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'silent' }),
+      ...startEnv(),
       // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
       ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
     },

@@ -11,7 +11,15 @@ import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
 import type { ProbeStats } from './probe.js';
-import { buildCompiled, cpuOf, serviceEnv, startDriver, startFlags, startVariant } from './processes.js';
+import {
+  buildCompiled,
+  cpuOf,
+  serviceEnv,
+  startDriver,
+  startEnv,
+  startFlags,
+  startVariant,
+} from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -56,6 +64,7 @@ try {
       'variants/ours.ts',
       {
         ...serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'info' }),
+        ...startEnv(),
         ...(extra ? { NODE_OPTIONS: extra } : {}),
         // `NAME=value` among the compared flags is an environment variable.
         ...Object.fromEntries(

@@ -86,19 +86,33 @@ export function serviceEnv(o: {
   };
 }
 
-/**
- * The Node flags `npm start` gives the service (package.json's `start`: `node <flags> dist/src/start.js`), so the
- * measured service runs with exactly those.
- */
-export function startFlags(): string[] {
+/** package.json's `start` (`NAME=value … exec node <flags> dist/src/start.js`) as words. */
+function startWords(): { words: string[]; node: number; script: number } {
   const { scripts } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
   const words = scripts.start!.split(/\s+/);
-  const from = words.indexOf('node');
+  const node = words.indexOf('node');
   const script = words.findIndex((w) => w.endsWith('start.js'));
-  if (from < 0 || script < from) throw new Error(`unexpected start script: ${scripts.start}`);
-  return words.slice(from + 1, script).filter((w) => w.startsWith('--'));
+  if (node < 0 || script < node) throw new Error(`unexpected start script: ${scripts.start}`);
+  return { words, node, script };
+}
+
+/** The Node flags `npm start` gives the service, so the measured service runs with exactly those. */
+export function startFlags(): string[] {
+  const { words, node, script } = startWords();
+  return words.slice(node + 1, script).filter((w) => w.startsWith('--'));
+}
+
+/** The environment variables `npm start` sets for the service (`MALLOC_ARENA_MAX=2`), likewise. */
+export function startEnv(): Record<string, string> {
+  const { words, node } = startWords();
+  return Object.fromEntries(
+    words
+      .slice(0, node)
+      .filter((w) => /^[A-Z_]+=/.test(w))
+      .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  );
 }
 
 /**

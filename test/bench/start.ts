@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { clientActor, userActor } from '../../src/access/actor.js';
 import { freePort } from '../support/port.js';
-import { serviceEnv, startFlags, startVariant, type Variant } from './processes.js';
+import { serviceEnv, startEnv, startFlags, startVariant, type Variant } from './processes.js';
 import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
 import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';
 import { clientCredentialsToken, userToken } from './tokens.js';
@@ -31,6 +31,8 @@ export async function startAll(
         // Production's level: one JSON line per request (to /dev/null here).
         ...serviceEnv({ databaseUrl: o.databaseUrl, dataDir: o.dataDir, port, logLevel: 'info' }),
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // As `npm start` runs it (MALLOC_ARENA_MAX), unless this run asks for another.
+        ...startEnv(),
         // e.g. `--max-old-space-size=256`: how the service fares with its heap capped.
         // glibc's malloc arenas (one per thread that allocates: the pool threads, V8's GC helpers) hold memory.
         ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),

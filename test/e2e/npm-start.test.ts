@@ -124,17 +124,38 @@ beforeAll(async () => {
 
 describe('npm start on the embedded PostgreSQL', () => {
   it('logs one ready line naming the base URL, /docs and /dashboard; SIGTERM to npm stops the whole tree with 0', async () => {
-    const p = await npmStart({ DATA_DIR: tempDir() });
-    const ready = logLines(p.output()).filter((l) => l.msg.includes(p.base));
-    expect(ready).toHaveLength(1);
-    expect(ready[0]!.msg).toContain(`${p.base}/docs`);
-    expect(ready[0]!.msg).toContain(`${p.base}/dashboard`);
-    // The embedded database runs below the service.
-    const commands = descendants(p.pid).map((pid) =>
-      execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim(),
-    );
-    expect(commands.some((c) => /\/postgres -D /.test(c))).toBe(true);
-    await stopAndCheck(p, 'SIGTERM to npm');
+    const dataDir = tempDir();
+    const p = await npmStart({ DATA_DIR: dataDir });
+    let stopped = false;
+    try {
+      const ready = logLines(p.output()).filter((l) => l.msg.includes(p.base));
+      expect(ready).toHaveLength(1);
+      expect(ready[0]!.msg).toContain(`${p.base}/docs`);
+      expect(ready[0]!.msg).toContain(`${p.base}/dashboard`);
+      // The embedded database runs below the service.
+      const commands = descendants(p.pid).map((pid) =>
+        execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim(),
+      );
+      expect(commands.some((c) => /\/postgres -D /.test(c))).toBe(true);
+      // The service runs as the Decisions say: V8's collector exposed for the heap ceiling (its gauge is the 96 MB
+      // default, 0 without --expose-gc), glibc's malloc with two arenas.
+      const metrics = await run('curl', [
+        '-s',
+        '--cacert',
+        join(dataDir, 'tls', 'localhost.crt'),
+        `${p.base}/metrics`,
+      ]);
+      expect(metrics.stdout).toMatch(/^heap_ceiling_bytes 100663296$/m);
+      const service = descendants(p.pid).find((pid) =>
+        execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).includes('start.js'),
+      );
+      expect(readFileSync(`/proc/${service}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+      stopped = true;
+      await stopAndCheck(p, 'SIGTERM to npm');
+    } finally {
+      // An assertion that failed above must not leave the service and its database running.
+      if (!stopped) process.kill(-p.pid, 'SIGTERM');
+    }
   }, 180_000);
 
   it('Ctrl-C (SIGINT to the process group) stops it the same way, with status 0', async () => {
