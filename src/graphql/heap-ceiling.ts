@@ -52,11 +52,14 @@ export function heapCeiling({
       if (!collect || pending || usedHeap() <= ceiling) return;
       pending = true;
       defer(() => {
-        collect();
-        collections += 1;
-        ceiling = Math.max(floorBytes, Math.round(usedHeap() * growth));
-        pending = false;
-        collected();
+        try {
+          collect();
+          collections += 1;
+          ceiling = Math.max(floorBytes, Math.round(usedHeap() * growth));
+          collected();
+        } finally {
+          pending = false;
+        }
       });
     },
   };
