@@ -19,6 +19,7 @@ import { createGraphQL } from './graphql/endpoint.js';
 import type { GraphQLLimits } from './graphql/limits.js';
 import { identifyCaller, type RequestCaller } from './http/caller.js';
 import { healthRoutes } from './http/health.routes.js';
+import { sliceLargeBodies } from './http/large-bodies.js';
 import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -104,6 +105,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(metrics.middleware);
   koa.use(edge.httpsOnly);
   koa.use(edge.errors);
+  koa.use(sliceLargeBodies);
   koa.use(cors(config.CORS_ORIGINS));
   // Callers already resolved in front of Koa (not-modified.ts), so that no token is checked twice.
   const callers = new WeakMap<IncomingMessage, RequestCaller>();
