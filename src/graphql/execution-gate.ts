@@ -42,8 +42,11 @@ interface Lane {
   readonly inUse: number;
 }
 
-/** A weighted semaphore, first come first served: a heavy one at the head is not overtaken by lighter ones forever. */
-function lane(budget: number): Lane {
+/**
+ * A weighted semaphore, first come first served: a heavy one at the head is not overtaken by lighter ones forever.
+ * `left` is told once per execution that leaves.
+ */
+function lane(budget: number, left: () => void): Lane {
   let inUse = 0;
   const queue: { weight: number; start: () => void }[] = [];
 
@@ -73,6 +76,7 @@ function lane(budget: number): Lane {
           released = true;
           inUse -= weight;
           admit();
+          left();
         };
         queue.push({ weight, start: () => resolve(release) });
         admit();
@@ -86,18 +90,8 @@ export function createExecutionGate(
   /** Told each time a queued execution (a page or a large one) has left, e.g. to check the heap (heap-ceiling.ts). */
   afterQueued: () => void = () => undefined,
 ): ExecutionGate {
-  const pages = lane(pageBudget);
-  const large = lane(budget);
-  const queued = async (from: Lane, cost: number) => {
-    const leave = await from.enter(cost);
-    let left = false;
-    return () => {
-      if (left) return;
-      left = true;
-      leave();
-      afterQueued();
-    };
-  };
+  const pages = lane(pageBudget, afterQueued);
+  const large = lane(budget, afterQueued);
   const free = Promise.resolve(() => undefined);
   return {
     isLarge: (cost) => cost > pagesBelow,
@@ -109,7 +103,7 @@ export function createExecutionGate(
     },
     enter(cost) {
       if (cost <= freeBelow) return free;
-      return queued(cost <= pagesBelow ? pages : large, cost);
+      return cost <= pagesBelow ? pages.enter(cost) : large.enter(cost);
     },
   };
 }
