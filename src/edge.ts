@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { bearerChallenge } from './access/challenge.js';
+import { isStaticAsset } from './http/static-asset.js';
 import { type ErrorCode, isDomainError, MASKED_MESSAGE, responseStatus, statusOf } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 
@@ -17,7 +18,7 @@ export interface Edge {
   /** The request id of a request carrying this `Request-Id` header (kept when sane, else a new one). */
   requestIdOf(incoming: string | undefined): string;
   /** Writes the request's log line (for requests answered in front of Koa; `requestLog` writes the others). */
-  logRequest(line: RequestLine): void;
+  logRequest(line: RequestLine, level?: 'info' | 'debug'): void;
   /** Answers `{"ResponseStatus":…}` with the code's status. */
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
 }
@@ -46,7 +47,8 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
   };
   const requestIdOf = (incoming: string | undefined) =>
     incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  const logRequest = (line: RequestLine) => requestLine.info(line, 'request');
+  const logRequest = (line: RequestLine, level: 'info' | 'debug' = 'info') =>
+    requestLine[level](line, 'request');
   return {
     sendError,
     requestIdOf,
@@ -59,14 +61,17 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
       try {
         await next();
       } finally {
-        logRequest({
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          durationMs: durationSince(started),
-          ip: ctx.ip,
-        });
+        logRequest(
+          {
+            requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            durationMs: durationSince(started),
+            ip: ctx.ip,
+          },
+          isStaticAsset(ctx) ? 'debug' : 'info',
+        );
       }
     },
     async httpsOnly(ctx, next) {

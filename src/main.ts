@@ -1,5 +1,7 @@
-// Entry point: reads config, starts the service, and shuts down gracefully on SIGTERM/SIGINT.
+// Entry point: reads config, starts the service, and shuts down gracefully on SIGTERM, SIGINT and SIGHUP.
+
 import { ConfigError, loadConfig } from './config.js';
+import { busyPortMessage, busyPortOf } from './http/busy-port.js';
 import { startService } from './service.js';
 import { createLogger } from './shared/log.js';
 
@@ -14,6 +16,12 @@ try {
   throw e;
 }
 
+const busy = await busyPortMessage(config);
+if (busy) {
+  process.stderr.write(`${busy}\n`);
+  process.exit(1);
+}
+
 const log = createLogger(config.LOG_LEVEL);
 let stopping = false;
 
@@ -26,10 +34,11 @@ process.on('unhandledRejection', (err) => {
 // Listened to from the first moment, not `once`: a stop asked for while starting waits for the start to finish
 // (the embedded database runs in its own process group and would otherwise outlive a killed process), and Ctrl-C
 // signals the whole foreground group, so `npm start` forwards a second SIGINT right after the terminal's, whose
-// default action would kill the process mid-shutdown.
+// default action would kill the process mid-shutdown. Closing the terminal (SIGHUP) stops it the same way: its
+// default action would end the process at once and leave the embedded database running.
 let stopRequested: string | undefined;
 let shutdown: ((signal: string) => Promise<void>) | undefined;
-for (const signal of ['SIGTERM', 'SIGINT'] as const)
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
   process.on(signal, () => {
     if (shutdown) return void shutdown(signal);
     if (stopRequested) return;
@@ -53,6 +62,10 @@ try {
     },
     `Carshare is ready at ${base} (API reference ${base}/docs, dashboard ${base}/dashboard)`,
   );
+  // The JSON line above is for machines; this one is for the person who ran `npm start`.
+  process.stdout.write(
+    `Carshare is ready at ${base} — API reference ${base}/docs — dashboard ${base}/dashboard\n`,
+  );
   shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -73,6 +86,8 @@ try {
   };
   if (stopRequested) void shutdown(stopRequested);
 } catch (err) {
-  log.fatal({ err }, 'could not start');
+  const busyNow = busyPortOf(err, config);
+  if (busyNow) process.stderr.write(`${busyNow}\n`);
+  else log.fatal({ err }, 'could not start');
   process.exit(1);
 }

@@ -160,6 +160,14 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> 
     dataDir: config.DATA_DIR,
     entities,
     onMigrated: (applied) => log.info({ applied }, 'applied database migrations'),
+    stopAdoptedEmbedded: true,
+  }).then((db) => {
+    if (db.embedded?.adoptedPid)
+      log.warn(
+        { pid: db.embedded.adoptedPid, dataDir: config.DATA_DIR },
+        'found an embedded PostgreSQL this start did not spawn (left running by an earlier run?): using it, and stopping it on exit when nothing else uses it',
+      );
+    return db;
   });
 }
 

@@ -5,6 +5,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Orm } from '../db/orm.js';
+import { markStaticAsset } from '../http/static-asset.js';
 import { dashboardClient } from '../oauth/first-party.js';
 import { derivedSecret, loadOAuthKeys } from '../oauth/keys.js';
 import type { Clock } from '../shared/clock.js';
@@ -54,6 +55,7 @@ export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middlewa
   router.get('/assets/:file', (ctx) => {
     const file = ctx.params.file as keyof typeof assets;
     if (!Object.hasOwn(assets, file)) return;
+    markStaticAsset(ctx);
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.type = assets[file];
     ctx.body = files[file];

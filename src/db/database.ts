@@ -16,10 +16,16 @@ export async function openDatabase(opts: {
   dataDir: string;
   entities: unknown[];
   migrate?: boolean;
+  /** Stop an embedded postmaster found running when closing, if nothing else uses it (embedded.ts). */
+  stopAdoptedEmbedded?: boolean;
   /** Told which migrations were applied. */
   onMigrated?: (names: string[]) => void;
 }): Promise<Database> {
-  const embedded = opts.databaseUrl ? null : await startEmbedded(opts.dataDir);
+  const embedded = opts.databaseUrl
+    ? null
+    : await startEmbedded(opts.dataDir, undefined, {
+        stopAdopted: opts.stopAdoptedEmbedded ?? false,
+      });
   const url = opts.databaseUrl ?? embedded!.url;
   try {
     const orm = await openOrm(url, opts.entities as NonNullable<Options['entities']>);

@@ -7,7 +7,16 @@ import { startPostmaster } from './postmaster.js';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** The pid of a postmaster this process found running and did not start (left by an earlier run, or another
+   * process's); undefined when this process started it. */
+  adoptedPid?: number | undefined;
   stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Stop a postmaster found running, on stop, when no other client is connected to it (the service does; the
+   * admin CLI, which runs beside a running service, does not). */
+  stopAdopted?: boolean;
 }
 
 const DB_NAME = 'carshare';
@@ -30,16 +39,53 @@ async function freePort(preferred: number): Promise<number> {
 }
 
 /** A PostgreSQL already serving this data directory (the server is up while the admin CLI runs). */
-function runningPort(dir: string): number | undefined {
+function runningPostmaster(dir: string): { pid: number; port: number } | undefined {
   const pidFile = join(dir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  return alive(Number(pid)) ? { pid: Number(pid), port: Number(port) } : undefined;
+}
+
+function alive(pid: number): boolean {
   try {
-    process.kill(Number(pid), 0);
-    return Number(port);
+    process.kill(pid, 0);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
+}
+
+/** Connections to the postmaster other than the asking one (an admin command, another service). */
+async function otherClients(port: number): Promise<number> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    database: DB_NAME,
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+    );
+    return rows[0].n as number;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A postmaster this process did not start: stopped (fast shutdown) once nothing else is connected to it, so a
+ * database orphaned by an earlier run that was killed does not outlive the next clean stop.
+ */
+async function stopAdopted(pid: number, port: number): Promise<void> {
+  if (!alive(pid) || (await otherClients(port).catch(() => 1)) > 0) return;
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; waited < 10_000 && alive(pid); waited += 50)
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 const hookedEvents = [
@@ -77,13 +123,18 @@ async function createDatabase(port: number): Promise<void> {
   }
 }
 
-export async function startEmbedded(dataDir: string, preferredPort = 54329): Promise<EmbeddedDatabase> {
+export async function startEmbedded(
+  dataDir: string,
+  preferredPort = 54329,
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedDatabase> {
   const dir = join(dataDir, 'postgres');
-  const running = runningPort(dir);
+  const running = runningPostmaster(dir);
   if (running)
     return {
-      url: `postgres://postgres:postgres@127.0.0.1:${running}/${DB_NAME}`,
-      stop: async () => undefined,
+      url: `postgres://postgres:postgres@127.0.0.1:${running.port}/${DB_NAME}`,
+      adoptedPid: running.pid,
+      stop: options.stopAdopted ? () => stopAdopted(running.pid, running.port) : async () => undefined,
     };
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the OS user `postgres`, which must be able to reach the data directory.

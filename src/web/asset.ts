@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type Koa from 'koa';
+import { markStaticAsset } from '../http/static-asset.js';
 
 /** A file of an installed package, by a path relative to the folder of its main module. */
 export function packageFile(pkg: string, relative: string): string {
@@ -19,6 +20,7 @@ export interface Asset {
 
 /** Answers a GET with a file's bytes (gzipped once, when the client takes it), or 304 when it holds them. */
 export function serveAsset(ctx: Koa.Context, asset: Asset, maxAgeSeconds = 3600): void {
+  markStaticAsset(ctx);
   const tag = etags.get(asset) ?? createHash('sha256').update(asset.body).digest('base64url').slice(0, 27);
   etags.set(asset, tag);
   // The bundles are megabytes of JavaScript: a fifth of that on the wire.
