@@ -13,7 +13,13 @@ import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
 import { type Caller, knownCaller, send } from './respond.js';
 import { fieldsOf } from './schema.model.js';
-import { nodeSelection, pageSelection, parseEmbed, parseFieldSelection } from './selection.js';
+import {
+  fieldSelectionText,
+  nodeSelection,
+  pageSelection,
+  parseEmbed,
+  parseFieldSelection,
+} from './selection.js';
 import type { Route, RouteTable } from './table.js';
 
 const DEFAULT_TTL = 10;
@@ -160,7 +166,8 @@ export function createHandler<C extends Caller>({
     const embed = isGet
       ? parseEmbed(control('embed'), deps.schema, table.names, node, single)
       : parseEmbed(undefined, deps.schema, table.names, node, single);
-    const fields = isGet ? parseFieldSelection(control('filter'), node) : null;
+    const selection = isGet ? fieldSelectionText(control) : undefined;
+    const fields = selection ? parseFieldSelection(selection.raw, node, selection.name) : null;
     // A predefined route (`/api/GetCar?Id=…`, CONTRACT §16) carries the path parameters as properties.
     const pathValue = (param: string) => pathParams.get(param) ?? propertyText(params, param);
     // CONTRACT §13: a NUL anywhere in the path is InvalidValue naming the parameter, before any format rule.

@@ -168,6 +168,14 @@ function operation(b: Builder, route: Route): Json {
         description: 'A comma list of fields: each result then holds `Id` plus exactly those.',
         schema: { type: 'string' },
       });
+    if (route.shape.kind === 'page')
+      parameters.push({
+        name: 'fields',
+        in: 'query',
+        required: false,
+        description: "Another name for `filter` (AutoQuery's); send one of the two.",
+        schema: { type: 'string' },
+      });
   }
   parameters.push({ $ref: '#/components/parameters/format' });
   const success =

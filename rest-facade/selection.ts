@@ -119,7 +119,28 @@ const list = (raw: string): string[] =>
     .filter((s) => s !== '');
 
 /** `filter=make,Model` → the field selection, by canonical name; an unknown field is 400 naming `Filter`. */
-export function parseFieldSelection(raw: string | undefined, t: GraphQLObjectType): FieldSelection {
+/**
+ * The field selection's text: `filter`, or `fields`, AutoQuery's name for the same thing. Both at once is ambiguous,
+ * so it is refused naming `Fields`, the alias.
+ */
+export function fieldSelectionText(control: (name: string) => string | undefined): {
+  raw: string | undefined;
+  name: 'Filter' | 'Fields';
+} {
+  const filter = control('filter');
+  const fields = control('fields');
+  if (filter !== undefined && fields !== undefined)
+    throw fieldErrors([
+      fieldError('InvalidValue', 'Fields', 'Fields is another name for Filter: send one of them, not both'),
+    ]);
+  return fields !== undefined ? { raw: fields, name: 'Fields' } : { raw: filter, name: 'Filter' };
+}
+
+export function parseFieldSelection(
+  raw: string | undefined,
+  t: GraphQLObjectType,
+  name: 'Filter' | 'Fields' = 'Filter',
+): FieldSelection {
   if (raw === undefined || raw.trim() === '') return null;
   const { plain, embeds } = fieldsOf(t);
   const names = [...plain, ...embeds].map((f) => f.name);
@@ -128,7 +149,7 @@ export function parseFieldSelection(raw: string | undefined, t: GraphQLObjectTyp
     const match = names.find((n) => nameKey(n) === nameKey(item));
     if (!match)
       throw fieldErrors([
-        fieldError('InvalidValue', 'Filter', `Filter: ${item} is not a field of ${t.name}`, {
+        fieldError('InvalidValue', name, `${name}: ${item} is not a field of ${t.name}`, {
           Allowed: names.map(pascal),
         }),
       ]);

@@ -194,6 +194,22 @@ describe('search', () => {
     expect(bad.json.ResponseStatus.Errors[0].FieldName).toBe('Filter');
   });
 
+  it('fields is another name for filter (AutoQuery); both at once is 400 InvalidValue naming Fields', async () => {
+    const r = await call('GET', '/api/cars?Fields=model,MAKE');
+    expect(r.status).toBe(200);
+    expect(r.json.Metadata.Filter.Fields).toEqual(['Model', 'Make']);
+    for (const c of r.json.Cars) expect(Object.keys(c).sort()).toEqual(['Id', 'Make', 'Model']);
+    const unknown = await call('GET', '/api/cars?fields=Wings');
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.ResponseStatus.Errors[0].FieldName).toBe('Fields');
+    const both = await call('GET', '/api/cars?filter=Make&fields=Model');
+    expect(both.status).toBe(400);
+    expect(both.json.ResponseStatus).toMatchObject({
+      ErrorCode: 'InvalidValue',
+      Errors: [{ ErrorCode: 'InvalidValue', FieldName: 'Fields' }],
+    });
+  });
+
   it('limit and offset page through the same order; past the end is empty with the same Total', async () => {
     const all = await call('GET', `/api/cars?sort=make&ownerid=${owner.id}`);
     const page = await call('GET', `/api/cars?sort=make&limit=2&offset=2&ownerid=${owner.id}`);
