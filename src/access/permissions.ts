@@ -1,7 +1,9 @@
 // The one permission table: operation × actor class → scopes (any one suffices). Relationship rules
 // (owner, borrower, subject, self) are enforced by the commands and queries on top of this gate.
+
 import { DomainError, unauthorized } from '../shared/errors.js';
 import { type Actor, type ActorClass, actorClass, type Scope } from './actor.js';
+import { operationWords } from './operation-words.js';
 
 /** A class missing from a rule may not run the operation. `[]` = no scope needed beyond the class. */
 export type Rule = Partial<Record<ActorClass, readonly Scope[]>>;
@@ -115,14 +117,18 @@ export function authorize(operation: Operation, actor: Actor): void {
   const needed = rule[cls];
   if (needed === undefined) {
     if (cls === 'anonymous') throw unauthorized();
-    throw new DomainError('Forbidden', `Your role may not perform ${operation}`, {
+    throw new DomainError('Forbidden', `Your role may not ${operationWords(operation)}`, {
       meta: { Operation: operation },
     });
   }
   if (needed.length > 0 && !needed.some((s) => actor.scopes.includes(s)))
-    throw new DomainError('Forbidden', `${operation} needs one of the scopes: ${needed.join(', ')}`, {
-      meta: { Operation: operation, Reason: 'InsufficientScope', RequiredScopes: needed },
-    });
+    throw new DomainError(
+      'Forbidden',
+      `The scope ${needed.join(' or ')} is needed to ${operationWords(operation)}`,
+      {
+        meta: { Operation: operation, Reason: 'InsufficientScope', RequiredScopes: needed },
+      },
+    );
 }
 
 /** For rules finer than the table (e.g. which scope a subject type needs). */

@@ -69,10 +69,14 @@ describe('GET /api/reports/summary', () => {
     const asUser = await env.call('GET', '/api/reports/summary', { token: env.tokenFor(user.actor) });
     expect(asUser.status).toBe(403);
     expect(asUser.json.ResponseStatus.ErrorCode).toBe('Forbidden');
+    // REST speaks REST: the refusal says what was refused in words, not the GraphQL operation behind the route.
+    expect(asUser.json.ResponseStatus.Message).toBe('Your role may not read summaries');
     const client = env.tokenFor(asClient(['reports:read']));
     expect((await env.call('GET', '/api/reports/summary', { token: client })).status).toBe(200);
     const without = env.tokenFor(asClient(['users:read']));
-    expect((await env.call('GET', '/api/reports/summary', { token: without })).status).toBe(403);
+    const scoped = await env.call('GET', '/api/reports/summary', { token: without });
+    expect(scoped.status).toBe(403);
+    expect(scoped.json.ResponseStatus.Message).toBe('The scope reports:read is needed to read summaries');
   });
 
   it('is cached, and a change to what it counts makes the next GET fresh', async () => {
