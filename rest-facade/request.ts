@@ -44,6 +44,18 @@ function fromSearchParams(sp: URLSearchParams, source: Param['source'], into: Pa
   }
 }
 
+/** A form body that is really a JSON object or array (as a form it would be one key with no value). */
+function looksLikeJson(text: string): boolean {
+  const t = text.trim();
+  if (!(t.startsWith('{') || t.startsWith('['))) return false;
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The body's parameters: JSON object or form; an empty body is fine whatever its type. */
 export async function bodyParams(req: IncomingMessage): Promise<Params> {
   const raw = await readRaw(req);
@@ -51,7 +63,13 @@ export async function bodyParams(req: IncomingMessage): Promise<Params> {
   if (raw.length === 0 || raw.toString('utf8').trim() === '') return params;
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-www-form-urlencoded') {
-    fromSearchParams(new URLSearchParams(raw.toString('utf8')), 'body', params);
+    const text = raw.toString('utf8');
+    if (looksLikeJson(text))
+      throw restError(
+        'InvalidFormat',
+        'The request body is JSON but was sent as a form (application/x-www-form-urlencoded, what `curl -d` sends by default): send the header Content-Type: application/json',
+      );
+    fromSearchParams(new URLSearchParams(text), 'body', params);
     return params;
   }
   if (type !== 'application/json' && !type.endsWith('+json'))

@@ -23,6 +23,10 @@ export interface Edge {
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
 }
 
+/** The plain-HTTP refusal's message: it names where the service is. */
+export const httpsRequiredMessage = (publicUrl: string): string =>
+  `This service is only available over HTTPS, at ${publicUrl}`;
+
 /** Milliseconds since `started` (performance.now()), to a tenth. */
 export const durationSince = (started: number): number => Math.round((performance.now() - started) * 10) / 10;
 
@@ -35,7 +39,7 @@ export interface RequestLine {
   ip: string;
 }
 
-export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
+export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: string }): Edge {
   const { log } = opts;
   // The request line names no secret (id, method, path, status, duration, address): it skips the redaction walk
   // every other log line pays, since it is written for every request.
@@ -76,7 +80,7 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
     },
     async httpsOnly(ctx, next) {
       if (opts.trustProxy && ctx.get('X-Forwarded-Proto').split(',')[0]?.trim().toLowerCase() === 'http')
-        return sendError(ctx, 'HttpsRequired', 'This service is only available over HTTPS');
+        return sendError(ctx, 'HttpsRequired', httpsRequiredMessage(opts.publicUrl));
       await next();
     },
     async errors(ctx, next) {

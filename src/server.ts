@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
 import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
+import { httpsRequiredMessage } from './edge.js';
 import { refusalOf } from './graphql/limits.guard.js';
 import { responseStatus, statusOf } from './shared/errors.js';
 
@@ -18,6 +19,8 @@ export interface ListenOptions {
   httpPort: number;
   key: string;
   cert: string;
+  /** `{base_url}`, named in the plain-HTTP refusal so that a client sees where to go. */
+  publicUrl: string;
 }
 
 export interface Listeners {
@@ -31,10 +34,6 @@ export interface Listeners {
 const HTTP_DRAIN_MS = 10_000;
 const WS_DRAIN_MS = 3_000;
 
-const HTTPS_REQUIRED = JSON.stringify(
-  responseStatus('HttpsRequired', 'This service is only available over HTTPS'),
-);
-
 function listenOn(server: http.Server | https.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -47,6 +46,9 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
 
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
   let handler: ReturnType<App['callback']> | undefined;
+  const HTTPS_REQUIRED = JSON.stringify(
+    responseStatus('HttpsRequired', httpsRequiredMessage(opts.publicUrl)),
+  );
   // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
     { key: opts.key, cert: opts.cert, maxHeaderSize: MAX_HEADER_BYTES },

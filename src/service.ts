@@ -202,6 +202,7 @@ async function serve(app: App, schema: GraphQLSchema, config: Config) {
     httpPort: config.HTTP_PORT,
     key: tls.key,
     cert: tls.cert,
+    publicUrl: config.PUBLIC_URL,
   });
   return { tls, listeners };
 }

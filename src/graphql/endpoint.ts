@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
 import { koaMiddleware } from '@as-integrations/koa';
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
@@ -16,6 +15,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { startApollo } from './apollo.js';
+import { graphqlBody } from './body.js';
 import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
 import { createExecutionGate, gateSizes } from './execution-gate.js';
@@ -118,7 +118,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
   });
   router.all(
     '/graphql',
-    bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
+    graphqlBody,
     graphqlLimits(schema, limits),
     spliceHeldText,
     graphql as unknown as Koa.Middleware,

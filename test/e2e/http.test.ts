@@ -50,7 +50,8 @@ describe('the HTTP edge', () => {
       expect(await r.json()).toEqual({
         ResponseStatus: {
           ErrorCode: 'HttpsRequired',
-          Message: 'This service is only available over HTTPS',
+          // It names where the service is.
+          Message: `This service is only available over HTTPS, at https://localhost:${s.service.port}`,
           Errors: [],
         },
       });
@@ -60,10 +61,39 @@ describe('the HTTP edge', () => {
   it('behind a TLS-terminating proxy (TRUST_PROXY), refuses requests that reached the proxy over plain HTTP', async () => {
     const refused = await proxied.fetch('/healthz', { headers: { 'X-Forwarded-Proto': 'http' } });
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toMatchObject({ ResponseStatus: { ErrorCode: 'HttpsRequired' } });
+    expect(await refused.json()).toMatchObject({
+      ResponseStatus: {
+        ErrorCode: 'HttpsRequired',
+        Message: `This service is only available over HTTPS, at https://localhost:${proxied.service.port}`,
+      },
+    });
     expect((await proxied.fetch('/healthz', { headers: { 'X-Forwarded-Proto': 'https' } })).status).toBe(200);
     // Without TRUST_PROXY the header is not believed.
     expect((await s.fetch('/healthz', { headers: { 'X-Forwarded-Proto': 'http' } })).status).toBe(200);
+  });
+
+  it("answers a /graphql body that is not JSON in GraphQL's error shape", async () => {
+    const r = await s.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"query": "{ __typename }"',
+    });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toEqual({
+      errors: [{ message: expect.stringContaining('not valid JSON'), extensions: { code: 'InvalidFormat' } }],
+    });
+  });
+
+  it('answers a JSON body sent as a form with a 400 that says which Content-Type to send', async () => {
+    const r = await s.fetch('/api/cars', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: '{"Make":"Volkswagen","Model":"Golf"}',
+    });
+    expect(r.status).toBe(400);
+    const { ResponseStatus } = (await r.json()) as { ResponseStatus: { ErrorCode: string; Message: string } };
+    expect(ResponseStatus.ErrorCode).toBe('InvalidFormat');
+    expect(ResponseStatus.Message).toContain('Content-Type: application/json');
   });
 
   it('serves GraphQL over HTTPS with field errors', async () => {
