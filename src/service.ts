@@ -24,7 +24,7 @@ import { listen } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate, selfSignedCertPath } from './tls.js';
+import { loadCertificate, selfSignedCertShown } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
@@ -96,7 +96,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       authenticator: opts.authenticator ?? auth.authenticator,
       oauth: auth,
       // The default self-signed certificate, which ready-made curl commands tell curl to trust.
-      caFile: config.TLS_CERT ? undefined : selfSignedCertPath(config.DATA_DIR),
+      caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
     });
     const { tls, listeners } = await serve(app, schema, config);
     const timers = opts.timers !== false ? startSweeps(db, config, clock, log) : [];

@@ -1,6 +1,6 @@
 // The HTTPS certificate: TLS_CERT/TLS_KEY when given, else a self-signed `localhost` one made once in DATA_DIR.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 
 export interface Certificate {
   key: string;
@@ -11,6 +11,16 @@ export interface Certificate {
 
 /** Where the self-signed certificate of a default start lives. */
 export const selfSignedCertPath = (dataDir: string): string => join(dataDir, 'tls', 'localhost.crt');
+
+/**
+ * The same file as pages show it: relative to the folder the service runs in (the project folder) when it is
+ * inside it, so that no page shows where the server is installed.
+ */
+export function selfSignedCertShown(dataDir: string): string {
+  const absolute = resolve(selfSignedCertPath(dataDir));
+  const shown = relative(process.cwd(), absolute);
+  return shown !== '' && !shown.startsWith('..') && !isAbsolute(shown) ? shown : selfSignedCertPath(dataDir);
+}
 
 export async function loadCertificate(opts: {
   dataDir: string;

@@ -1,5 +1,6 @@
 // The newcomer's guide at the top of /docs (the OpenAPI description, Markdown): the first token and the first
 // call as commands that work against a fresh `npm start`, then authentication in full, errors and limits.
+import { isAbsolute } from 'node:path';
 import { scopeDescriptions } from '../access/scope.catalogue.js';
 import type { Config } from '../config.js';
 import { rateLimitSettings } from '../http/rate-limits.js';
@@ -73,7 +74,7 @@ On the machine running the service, in its folder (\`npm start\` running in anot
    ${curl} -H "Authorization: Bearer $ACCESS_TOKEN" ${base}/api/cars
    \`\`\`
 
-${g.caFile ? `\`--cacert\` trusts the self-signed certificate the service made on its first start; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}Operators can register applications in the [dashboard](${base}/dashboard) too: each application's page shows
+${g.caFile ? `\`--cacert\` trusts the self-signed certificate the service made on its first start${isAbsolute(g.caFile) ? '' : ' (run the commands from the project folder)'}; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}Operators can register applications in the [dashboard](${base}/dashboard) too: each application's page shows
 its token request ready to copy. GraphQL takes the same token at \`${base}/graphql\` (GraphiQL in a browser).
 
 ## Authentication
