@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
+import { loadTypeDefs } from '../../src/graphql/schema.js';
 import { asOps } from '../support/actors.js';
 import { useRest } from './support.js';
 
@@ -79,4 +80,15 @@ it('every path and verb in it answers something other than 404', async () => {
     }
   }
   expect(statuses.length).toBeGreaterThanOrEqual(50);
+});
+
+it('explains itself: no public description cites an internal document (OpenAPI, DTOs, the schema, /docs)', async () => {
+  const texts = {
+    openapi: JSON.stringify(doc),
+    dtos: (await env.call('GET', '/types/typescript')).text,
+    docs: (await env.call('GET', '/docs')).text,
+    schema: loadTypeDefs().join('\n'),
+  };
+  for (const [name, text] of Object.entries(texts))
+    expect({ name, cites: text.match(/CONTRACT|§\s?\d+/g) ?? [] }).toEqual({ name, cites: [] });
 });
