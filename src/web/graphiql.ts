@@ -18,6 +18,32 @@ const PAGE =
   '<noscript>GraphiQL needs JavaScript. POST GraphQL requests to this URL.</noscript><div id="graphiql"></div>' +
   `<script src="${BASE}/yoga-graphiql.js"></script><script src="${BASE}/init.js"></script></body></html>`;
 
+/** What a first visit shows: a query of this API, and where the token goes. */
+export const EXAMPLE_QUERY = `# Carshare's GraphQL API. Ctrl-Enter runs the query; Ctrl-Space suggests fields.
+# Most queries need a token: put it in Headers below (how to get one: /docs, Authentication).
+query FirstCars {
+  cars(limit: 5, sort: "make") {
+    total
+    nodes {
+      id
+      make
+      model
+      seats
+      hourlyRate {
+        amount
+        currency
+      }
+    }
+  }
+}
+`;
+
+export const HEADERS_TEMPLATE = `{
+  // A token from the token endpoint (/api/oauth/token), e.g. a client application's:
+  // "Authorization": "Bearer ACCESS_TOKEN"
+}
+`;
+
 const WORKERS = {
   graphql: 'graphql.worker..bundle.js',
   json: 'json.worker.bundle.js',
@@ -34,6 +60,8 @@ const INIT = `globalThis.MonacoEnvironment = {
 YogaGraphiQL.renderYogaGraphiQL(document.getElementById('graphiql'), {
   endpoint: '/graphql',
   title: 'Carshare GraphQL',
+  query: ${JSON.stringify(EXAMPLE_QUERY)},
+  headers: ${JSON.stringify(HEADERS_TEMPLATE)},
 });
 `;
 

@@ -102,6 +102,20 @@ describe('the reference and GraphiQL in a browser', () => {
       await page.locator('.graphiql-container').first().waitFor({ timeout: 30_000 });
       await page.waitForLoadState('networkidle');
       expect(seen.length).toBeGreaterThan(0); // the introspection query
+      // A first visit opens on a query of this API, and a Headers template saying where the token goes.
+      // Monaco draws spaces as no-break spaces.
+      const editors = async () =>
+        (await page.evaluate<string>("document.querySelector('.graphiql-container').innerText")).replace(
+          /\u00a0/g,
+          ' ',
+        );
+      expect(await editors()).toContain('query FirstCars');
+      await page.locator('[data-name="headers"]').first().click();
+      await page.waitForFunction(
+        "document.querySelector('.graphiql-container').innerText.replace(/\\u00a0/g, ' ').includes('Bearer ACCESS_TOKEN')",
+        undefined,
+        { timeout: 10_000 },
+      );
       expect(watch.consoleErrors).toEqual([]);
       expect(watch.foreignRequests).toEqual([]);
     } finally {
