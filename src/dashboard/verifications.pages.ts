@@ -37,11 +37,18 @@ const labelOf = (key: string): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+/** An ISO timestamp in evidence (`ExpiresDateUtc`, `IssuedDateUtc`), shown as every other date of the dashboard. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+
+function evidenceValue(v: unknown): Html | string {
+  if (typeof v === 'string' && ISO_TIME.test(v)) return when(v);
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
 function evidence(e: Record<string, unknown> | null): Html {
   if (!e || Object.keys(e).length === 0) return html`<p class="muted">No evidence submitted.</p>`;
   const rows = Object.entries(e).map(
-    ([k, v]) =>
-      html`<dt>${labelOf(k)}</dt><dd class="mono">${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`,
+    ([k, v]) => html`<dt>${labelOf(k)}</dt><dd class="mono">${evidenceValue(v)}</dd>`,
   );
   return html`<dl class="pairs evidence">${rows}</dl>`;
 }
@@ -57,7 +64,13 @@ ${f.subjectId ? html`<input type="hidden" name="subjectId" value="${f.subjectId}
 
 function item(v: Verification, subjects: Subjects, csrf: string, back: string, problem?: Problem): Html {
   const subject = subjects[v.subjectId];
-  const subjectLink = subject?.username ? href(`${BASE}/users`, { q: subject.username }) : undefined;
+  // A person's card links to the users list filtered on them, a car's to the car's own page.
+  const subjectLink =
+    v.subjectType === 'Car'
+      ? `${BASE}/cars/${encodeURIComponent(v.subjectId)}`
+      : subject?.username
+        ? href(`${BASE}/users`, { q: subject.username })
+        : undefined;
   const who = subject?.label ?? v.subjectId;
   const reason = fieldError(problem, `reason-${v.id}`);
   const decide =

@@ -67,7 +67,7 @@ export async function summary(ctx: Context, args: SummaryArgs): Promise<Summary>
   );
   const users = await run(
     `select count(*) filter (where status = 'Active') as active,
-       count(*) filter (where id not in (${verifiedSubjects(BORROWER_KINDS)})) as unverified
+       count(*) filter (where not roles @> '["ops"]' and id not in (${verifiedSubjects(BORROWER_KINDS)})) as unverified
      from user_account`,
     ['UserAccount', ...BORROWER_KINDS, BORROWER_KINDS.length],
   );

@@ -57,6 +57,10 @@ describe('summary', () => {
     // Verifying the owner makes them a verified borrower.
     await sql(h, `update verification set status = 'Verified' where subject_id = ?`, [w.owner.id]);
     expect((await summary()).users).toEqual({ active: 2, unverified: 1 });
+    // An operator is active, but never counted as a borrower waiting for verification.
+    const operator = await createUser(h);
+    await sql(h, `update user_account set roles = '["ops"]' where id = ?`, [operator.id]);
+    expect((await summary()).users).toEqual({ active: 3, unverified: 1 });
   });
 
   it('defaults to the last 30 days; one end alone keeps the other default; the same range is the same id', async () => {
