@@ -79,7 +79,7 @@ function nav(current: Section | undefined, user: PageSpec['user']): Html {
   );
   return html`<nav aria-label="Dashboard"><ul>${links}</ul></nav>
 <form class="signout" method="post" action="${BASE}/signout"><input type="hidden" name="csrf" value="${user.csrf}">
-<span>Signed in as <strong>${user.username}</strong></span> <button type="submit" class="secondary">Sign out</button></form>`;
+<span class="who" title="Signed in as ${user.username}"><span class="visually-hidden">Signed in as </span><strong>${user.username}</strong></span> <button type="submit" class="secondary">Sign out</button></form>`;
 }
 
 export function layout(p: PageSpec): string {

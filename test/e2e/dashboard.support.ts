@@ -169,7 +169,17 @@ export async function shoot(
   watch.consoleErrors.length = 0;
   expect(errors.join('\n'), `console errors by ${name}`).toBe('');
   expect(watch.foreignRequests.join('\n'), `requests to other origins by ${name}`).toBe('');
+  // At 1280 px the header is one row: brand, navigation and who is signed in side by side.
+  const wrapped = await page.evaluate<string[]>(`(() => {
+    const header = document.querySelector('header');
+    if (!header || window.innerWidth < 1280) return [];
+    const first = header.children[0].getBoundingClientRect();
+    return [...header.children]
+      .filter((c) => c.getBoundingClientRect().top >= first.bottom)
+      .map((c) => c.tagName + '.' + c.className);
+  })()`);
   await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
+  expect(wrapped, `header rows on ${name}`).toEqual([]);
 }
 
 /** Signs in on the authorization server's page the dashboard sends the browser to. */
