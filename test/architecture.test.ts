@@ -70,6 +70,8 @@ const layers: readonly (readonly string[])[] = [
   // The webhook delivery engine: sends what the webhooks subdomain records; webhooks never import it.
   ['src/delivery'],
   ['src/reports'],
+  // The sample network of `seed-demo`: made through the subdomains' commands, like any of their callers.
+  ['src/demo'],
   // The authorization server: signs accounts in and checks client secrets, so it sits above their subdomains.
   ['src/oauth'],
   ['src/dashboard'],

@@ -42,6 +42,18 @@ export interface Actor {
 
 export const anonymous: Actor = Object.freeze({ kind: 'anonymous', id: null, roles: [], scopes: [] });
 
+/**
+ * The admin command line at the console (CONTRACT §12): trusted like the database it writes to, so it holds every
+ * API scope and may assign roles. It is no account and no application, so its audit entries name `Cli` (§27).
+ */
+export const commandLine: Actor = Object.freeze({
+  kind: 'clientapplication',
+  id: null,
+  roles: [],
+  scopes: apiScopes,
+});
+export const isCommandLine = (a: Actor): boolean => a === commandLine;
+
 /** The class a permission rule is written for. Ops privileges need both the role and the `ops` scope. */
 export type ActorClass = 'anonymous' | 'user' | 'ops' | 'clientapplication';
 

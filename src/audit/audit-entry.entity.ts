@@ -2,7 +2,8 @@
 // of the change itself, so no secret can reach it.
 import { defineEntity, p } from '@mikro-orm/core';
 
-export const auditActorTypes = ['UserAccount', 'ClientApplication'] as const;
+/** Who made a change (CONTRACT §27): an operator, an application, the admin command line, or the platform (§22). */
+export const auditActorTypes = ['UserAccount', 'ClientApplication', 'Cli', 'Platform'] as const;
 export type AuditActorType = (typeof auditActorTypes)[number];
 
 /** What an administrative change may be about (GraphQL type names; `CarBooking` is REST's Booking). */
@@ -22,7 +23,8 @@ export const AuditEntrySchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     occurredDateUtc: p.datetime(),
-    actorId: p.uuid(),
+    /** Null for `Cli` and `Platform`, which are no account or application. */
+    actorId: p.uuid().nullable(),
     actorType: p.string().$type<AuditActorType>(),
     /** The operation's name, as in GraphQL and the permission table (`rotateClientApplicationSecret`). */
     action: p.string().length(64),

@@ -3,10 +3,10 @@
 // operators or client applications may run declares neither an entry nor why it is not administrative.
 
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Actor, actorClass } from '../access/actor.js';
+import { type Actor, actorClass, isCommandLine } from '../access/actor.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
-import { AuditEntry, type AuditSubjectType } from './audit-entry.entity.js';
+import { type AuditActorType, AuditEntry, type AuditSubjectType } from './audit-entry.entity.js';
 
 /** The actor classes whose calls are administrative changes. A user acting for themselves never is. */
 export const administrativeClasses = ['ops', 'clientapplication'] as const;
@@ -52,9 +52,8 @@ export function recordAudit(
   args: unknown,
   result: unknown,
 ): void {
-  const cls = actorClass(ctx.actor);
-  const by: readonly string[] = declaration.by ?? administrativeClasses;
-  if (!by.includes(cls) || !ctx.actor.id) return;
+  const actor = auditedActor(ctx.actor, declaration);
+  if (!actor) return;
   const ids = declaration.subjectId(args, result);
   const occurred = ctx.clock.now();
   for (const subjectId of typeof ids === 'string' ? [ids] : ids)
@@ -62,12 +61,24 @@ export function recordAudit(
       ctx.em.create(AuditEntry, {
         id: newId(),
         occurredDateUtc: occurred,
-        actorId: ctx.actor.id,
-        actorType: cls === 'ops' ? 'UserAccount' : 'ClientApplication',
+        ...actor,
         action: declaration.action ?? action,
         subjectType: declaration.subjectType,
         subjectId,
-        requestId: ctx.requestId ?? null,
+        // The command line answers no request (CONTRACT §27).
+        requestId: actor.actorType === 'Cli' ? null : (ctx.requestId ?? null),
       }),
     );
+}
+
+/** Whom an entry names, or null when this caller's change is not administrative. */
+function auditedActor(
+  actor: Actor,
+  declaration: AuditDeclaration,
+): { actorType: AuditActorType; actorId: string | null } | null {
+  if (isCommandLine(actor)) return { actorType: 'Cli', actorId: null };
+  const cls = actorClass(actor);
+  const by: readonly string[] = declaration.by ?? administrativeClasses;
+  if (!by.includes(cls) || !actor.id) return null;
+  return { actorType: cls === 'ops' ? 'UserAccount' : 'ClientApplication', actorId: actor.id };
 }

@@ -1,18 +1,30 @@
 // `npm run admin -- create-client ...` (CONTRACT §12): creates a client application and prints its secret once.
 import { parseArgs } from 'node:util';
-import { type Actor, apiScopes } from '../access/actor.js';
+import { apiScopes, scopes } from '../access/actor.js';
+import { changeFromCommandLine } from '../audit/command-line.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../shared/clock.js';
+import { type OptionNames, requireOptions } from '../shared/command-line.js';
+import { Check } from '../shared/validation.js';
 import { selfSignedCertPath } from '../tls.js';
 import { createClientApplication } from './client-application.commands.js';
+import { clientappsModule } from './clientapps.resolvers.js';
 
-/** The operator at the console (the command line is trusted like the database it writes to). */
-const operator: Actor = Object.freeze({ kind: 'clientapplication', id: null, roles: [], scopes: [] });
+export const createClientUsage = `npm run admin -- create-client --name N --grant client_credentials|authorization_code [--grant ...]
+                   --scopes "a b" [--redirect-uri URI ...] [--refresh] [--description D]`;
 
-export async function createClientFromCli(
-  db: Pick<Database, 'orm'>,
-  args: string[],
-): Promise<{ Id: string; ClientId: string; ClientSecret: string }> {
+/** The option that feeds each field of the command, for its refusals (CONTRACT §27). */
+export const createClientOptions: OptionNames = {
+  name: '--name',
+  description: '--description',
+  grantTypes: '--grant',
+  allowedScopes: '--scopes',
+  redirectUris: '--redirect-uri',
+  allowRefresh: '--refresh',
+};
+
+/** The command's options, read and checked for presence; a wrong call is a UsageError or parseArgs' own. */
+export function createClientArgs(args: string[]) {
   const { values } = parseArgs({
     args,
     options: {
@@ -24,19 +36,34 @@ export async function createClientFromCli(
       refresh: { type: 'boolean', default: false },
     },
   });
-  const em = db.orm.em.fork();
-  const app = await em.transactional((tem) =>
-    createClientApplication(
-      { em: tem as typeof em, actor: operator, clock: systemClock },
-      {
+  // An application without scopes can do nothing; the command line says so before anything is written.
+  requireOptions(values, ['name', 'grant', 'scopes']);
+  return values;
+}
+
+export async function createClientFromCli(
+  db: Pick<Database, 'orm'>,
+  args: string[],
+): Promise<{ Id: string; ClientId: string; ClientSecret: string }> {
+  const values = createClientArgs(args);
+  const allowedScopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean);
+  if (allowedScopes.length === 0)
+    new Check()
+      .add('NotEmpty', 'allowedScopes', 'AllowedScopes must name at least one scope', { Allowed: scopes })
+      .throwIfAny();
+  const app = await changeFromCommandLine(
+    db.orm.em,
+    systemClock,
+    { action: 'createClientApplication', audit: clientappsModule.audit },
+    (ctx) =>
+      createClientApplication(ctx, {
         name: values.name ?? null,
         description: values.description ?? null,
         grantTypes: values.grant ?? [],
         redirectUris: values['redirect-uri'] ?? [],
-        allowedScopes: (values.scopes ?? '').split(/[\s,]+/).filter(Boolean),
+        allowedScopes,
         allowRefresh: values.refresh ?? false,
-      },
-    ),
+      }),
   );
   return { Id: app.id, ClientId: app.clientId, ClientSecret: app.clientSecret };
 }

@@ -1,6 +1,7 @@
 // The business verbs of client applications (ops only): create, update, rotate the secret, suspend, reactivate,
 // delete. Suspending and deleting revoke every token, grant and remembered consent of the app in the same
 // transaction; the database then tells every instance to drop what it cached.
+import { scopes } from '../access/actor.js';
 import { isScope } from '../access/scope.catalogue.js';
 import type { CommandContext } from '../graphql/context.js';
 import { forbidden, notFound } from '../shared/errors.js';
@@ -36,7 +37,10 @@ function check(input: ClientApplicationInput, creating: boolean, current?: Clien
     if (c.required('grantTypes', input.grantTypes?.length ? input.grantTypes : null))
       for (const g of input.grantTypes!) c.oneOf('grantTypes', g, clientGrantTypes);
   for (const s of input.allowedScopes ?? [])
-    if (!isScope(s)) c.add('InvalidValue', 'allowedScopes', `AllowedScopes: ${s} is not a scope of the API`);
+    if (!isScope(s))
+      c.add('InvalidValue', 'allowedScopes', `AllowedScopes: ${s} is not a scope of the API`, {
+        Allowed: scopes,
+      });
   const grants = input.grantTypes ?? current?.grantTypes ?? [];
   const uris = input.redirectUris ?? current?.redirectUris ?? [];
   checkRedirectUris(c, 'redirectUris', uris, grants.includes('authorization_code'));

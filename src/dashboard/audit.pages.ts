@@ -1,7 +1,7 @@
 // The audit trail page: filters (subject, actor, action, period) and the entries, newest first; and the link
 // every subject's page shows to its own entries.
 
-import { auditSubjectTypes } from '../audit/audit-entry.entity.js';
+import { type AuditActorType, auditSubjectTypes } from '../audit/audit-entry.entity.js';
 import { pager } from './forms.js';
 import { type Html, href, html, when } from './html.js';
 import { BASE } from './layout.js';
@@ -10,7 +10,7 @@ import { shortId, shortIdLink } from './short-id.js';
 export interface Entry {
   id: string;
   occurredDateUtc: string;
-  actorId: string;
+  actorId: string | null;
   actorType: string;
   action: string;
   subjectType: string;
@@ -65,12 +65,24 @@ function filters(f: AuditQuery): Html {
 <p><button type="submit">Filter</button></p></form>`;
 }
 
+/** How each actor type reads on the page. */
+const actorLabels = {
+  UserAccount: 'Operator',
+  ClientApplication: 'Client application',
+  Cli: 'Command line',
+  Platform: 'Platform',
+} as const satisfies Record<AuditActorType, string>;
+
 function row(e: Entry): Html {
   const path = subjectPath(e.subjectType, e.subjectId);
   const subject = path ? shortIdLink(e.subjectId, path, 'subject id') : shortId(e.subjectId, 'subject id');
-  const actorFilter = href(`${BASE}/audit`, { actorId: e.actorId });
+  const actor = actorLabels[e.actorType as AuditActorType] ?? e.actorType;
+  // The command line and the platform have no id to filter by.
+  const actorId = e.actorId
+    ? html`<br>${shortIdLink(e.actorId, href(`${BASE}/audit`, { actorId: e.actorId }), 'actor id')}`
+    : '';
   return html`<tr><td>${when(e.occurredDateUtc)}</td>
-<td>${e.actorType === 'UserAccount' ? 'Operator' : 'Client application'}<br>${shortIdLink(e.actorId, actorFilter, 'actor id')}</td>
+<td>${actor}${actorId}</td>
 <td><code>${e.action}</code></td><td>${e.subjectType}<br>${subject}</td>
 <td>${e.requestId ? shortId(e.requestId, 'request id') : html`<span class="muted">none</span>`}</td></tr>`;
 }

@@ -74,7 +74,10 @@ On the machine running the service, in its folder (\`npm start\` running in anot
    ${curl} -H "Authorization: Bearer $ACCESS_TOKEN" ${base}/api/cars
    \`\`\`
 
-${g.caFile ? `\`--cacert\` trusts the self-signed certificate the service made on its first start${isAbsolute(g.caFile) ? '' : ' (run the commands from the project folder)'}; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}Operators can register applications in the [dashboard](${base}/dashboard) too: each application's page shows
+${g.caFile ? `\`--cacert\` trusts the self-signed certificate the service made on its first start${isAbsolute(g.caFile) ? '' : ' (run the commands from the project folder)'}; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}To try it on sample data, \`npm run --silent admin -- seed-demo\` adds verified owners, cars around one city, a
+borrower and bookings, and prints their passwords, an application, and the commands that book a car as that borrower.
+
+Operators can register applications in the [dashboard](${base}/dashboard) too: each application's page shows
 its token request ready to copy. GraphQL takes the same token at \`${base}/graphql\` (GraphiQL in a browser).
 
 ## Authentication

@@ -5,11 +5,33 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
+import { ClientApplication, ClientApplicationSchema } from '../clientapps/client-application.entity.js';
 import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
 import { selfSignedCertPath } from '../tls.js';
 
 const usage = `usage: npm run --silent user-token -- --client-id ID --client-secret SECRET --redirect-uri URI
-                      --username U --password P [--scope "openid cars:read"]`;
+                      --username U --password P [--scope "openid cars:read bookings:write"]
+
+Signs U in through the application (authorization code with PKCE, consent given) and prints the token response.
+--scope defaults to every scope the application is allowed, read from the configured database.`;
+
+/** The scopes the application may ask for (CONTRACT §4 AllowedScopes), from the database the service runs on. */
+async function allowedScopesOf(clientId: string, config: ReturnType<typeof loadConfig>): Promise<string> {
+  const db = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    entities: [ClientApplicationSchema],
+    migrate: false,
+  });
+  try {
+    const app = await db.orm.em.fork().findOne(ClientApplication, { clientId });
+    if (!app) throw new Error(`no client application has the ClientId ${clientId}`);
+    return app.allowedScopes.join(' ');
+  } finally {
+    await db.close();
+  }
+}
 
 const base64url = (b: Buffer) => b.toString('base64url');
 
@@ -42,9 +64,14 @@ async function main(): Promise<number> {
       'redirect-uri': { type: 'string' },
       username: { type: 'string' },
       password: { type: 'string' },
-      scope: { type: 'string', default: 'openid cars:read' },
+      scope: { type: 'string' },
+      help: { type: 'boolean', default: false },
     },
   });
+  if (v.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   const [clientId, secret, redirectUri, username, password] = [
     v['client-id'],
     v['client-secret'],
@@ -57,6 +84,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  const scope = v.scope ?? (await allowedScopesOf(clientId, config));
   const ca = config.TLS_CERT ? undefined : readFileSync(selfSignedCertPath(config.DATA_DIR), 'utf8');
   const dispatcher = new Agent(ca ? { connect: { ca } } : {});
   const origin = config.PUBLIC_URL;
@@ -69,7 +97,7 @@ async function main(): Promise<number> {
     response_type: 'code',
     client_id: clientId,
     redirect_uri: redirectUri,
-    scope: v.scope!,
+    scope,
     state,
     code_challenge: base64url(createHash('sha256').update(verifier).digest()),
     code_challenge_method: 'S256',
@@ -123,6 +151,11 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
+    // parseArgs refuses an unknown or malformed option: the usage, like a missing one.
+    if (String((err as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${(err as Error).message}\n${usage}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   },

@@ -61,7 +61,9 @@ describe('the dashboard: verifications, users and the summary', { timeout: 120_0
     const licenceCard = page.locator('li.card', { hasText: 'DriversLicense of Hedy Lamarr' });
     await expect(licenceCard.textContent()).resolves.toContain('D1234567');
     // Evidence dates read like every other date of the dashboard.
-    await expect(licenceCard.locator('dl.evidence time').textContent()).resolves.toBe('2030-01-01 00:00:00 UTC');
+    await expect(licenceCard.locator('dl.evidence time').textContent()).resolves.toBe(
+      '2030-01-01 00:00:00 UTC',
+    );
     await shoot(page, 'verifications', watch);
     await phone.getByRole('button', { name: 'Verify' }).click();
     await page.locator('.notice', { hasText: 'is Verified' }).waitFor();

@@ -9,6 +9,7 @@ import { Migration20261126000100_event_request_id } from './Migration20261126000
 import { Migration20261126000200_car_home_location } from './Migration20261126000200_car_home_location.js';
 import { Migration20261126000200_webhook_subscription_notify } from './Migration20261126000200_webhook_subscription_notify.js';
 import { Migration20261126001800_audit } from './Migration20261126001800_audit.js';
+import { Migration20261128000700_audit_cli } from './Migration20261128000700_audit_cli.js';
 
 export const migrations = [
   { name: 'Migration20261125000100_core', class: Migration20261125000100_core },
@@ -24,4 +25,5 @@ export const migrations = [
     name: 'Migration20261126000200_webhook_subscription_notify',
     class: Migration20261126000200_webhook_subscription_notify,
   },
+  { name: 'Migration20261128000700_audit_cli', class: Migration20261128000700_audit_cli },
 ];
