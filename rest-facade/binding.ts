@@ -17,12 +17,12 @@ import { nameKey, pascal } from './names.js';
 import type { Param, Params } from './request.js';
 import type { ComposedArgument } from './route.types.js';
 import type { AnyField } from './schema.model.js';
+import { MAX_NUMBER_TEXT, numberFromText } from './text.js';
 
 const INT = /^[+-]?\d+$/;
 /** GraphQL's Int is 32 bits: anything wider is out of range here, in REST words (CONTRACT §13). */
 const INT_MAX = 2 ** 31 - 1;
 const INT_MIN = -(2 ** 31);
-const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 class Binder {
   readonly errors: ResponseError[] = [];
@@ -126,8 +126,14 @@ class Binder {
         return n;
       }
       case 'Float': {
-        const n =
-          typeof value === 'number' ? value : s !== undefined && FLOAT.test(s) ? Number(s) : Number.NaN;
+        // Length first: no pattern reads a 64 KiB "number" (CONTRACT §28).
+        if (s !== undefined && s.length > MAX_NUMBER_TEXT)
+          return this.fail(
+            'InvalidFormat',
+            field,
+            `${field} must be a number written in at most ${MAX_NUMBER_TEXT} characters`,
+          );
+        const n = typeof value === 'number' ? value : s !== undefined ? numberFromText(s) : Number.NaN;
         if (Number.isNaN(n)) return this.fail('InvalidFormat', field, `${field} must be a number`);
         if (!Number.isFinite(n)) return this.fail('OutOfRange', field, `${field} is too large`);
         return n;

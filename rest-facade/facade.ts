@@ -22,6 +22,7 @@ import { type Caller, formatOf, negotiate, sendError } from './respond.js';
 import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
 import { type Route, RouteTable } from './table.js';
+import { trimEnd } from './text.js';
 import { typeScriptServer } from './typescript.js';
 
 export interface ExecutionResult {
@@ -103,7 +104,7 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
   const exclude = deps.exclude ?? [`${prefix}/oauth`];
   const table = new RouteTable(deps.schema, deps.routes ?? routeModules);
   const documents = new DocumentCache(deps.schema);
-  const base = deps.publicUrl.replace(/\/+$/, '');
+  const base = trimEnd(deps.publicUrl, '/');
 
   const routes = routeResolver(table, prefix);
   const handle = createHandler({ deps, table, documents, base, prefix });

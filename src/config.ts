@@ -1,6 +1,7 @@
 // Environment → typed, validated configuration (CONTRACT §12). Read once at start and passed down.
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { trimEnd } from './shared/trim.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -94,7 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     ...e,
-    PUBLIC_URL: (e.PUBLIC_URL ?? `https://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    PUBLIC_URL: trimEnd(e.PUBLIC_URL ?? `https://localhost:${e.PORT}`, '/'),
     DATA_DIR: resolve(e.DATA_DIR),
   };
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { busyPortMessage, busyPortOf } from './http/busy-port.js';
 import { startService } from './service.js';
 import { createLogger } from './shared/log.js';
+import { trimEnd } from './shared/trim.js';
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -52,7 +53,7 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
 
 try {
   const service = await startService({ config, log });
-  const base = config.PUBLIC_URL.replace(/\/+$/, '');
+  const base = trimEnd(config.PUBLIC_URL, '/');
   log.info(
     {
       url: config.PUBLIC_URL,

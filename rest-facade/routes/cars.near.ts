@@ -2,16 +2,14 @@
 // parameter holding two numbers, so it is bound here rather than by the generic rules. Ranges are the schema's.
 import type { Param, Params } from '../request.js';
 import type { ComposedArgument } from '../route.types.js';
-
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+import { numberFromText } from '../text.js';
 
 type Fail = Parameters<ComposedArgument['bind']>[1];
 
 /** A number from text or JSON: NaN when it is not one, ±Infinity when it is too large for a double. */
 function numberOf(value: unknown): number {
   if (typeof value === 'number') return value;
-  if (typeof value !== 'string' || !NUMBER.test(value.trim())) return Number.NaN;
-  return Number(value.trim());
+  return typeof value === 'string' ? numberFromText(value) : Number.NaN;
 }
 
 /** The place: `52.52,13.405` (query, form or JSON text), or a JSON object `{"Latitude":..,"Longitude":..}`. */

@@ -9,9 +9,11 @@ import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
 import { createRequiredVerifications, resetVerification } from '../verifications/verification.commands.js';
 import { canAdministerAccounts, canSeeAccount } from './account.rules.js';
+import { countWrongPassword, lockedUntil } from './lockout.js';
 import { checkPassword, hashPassword, verifyPassword } from './password.js';
 import { Profile } from './profile.entity.js';
 import { type AccountStatus, accountStatuses, UserAccount } from './user-account.entity.js';
+import { checkUsername } from './username.js';
 
 export interface CreateUserAccountInput {
   username?: string | null;
@@ -21,8 +23,6 @@ export interface CreateUserAccountInput {
   phoneNumber?: string | null;
   roles?: string[] | null;
 }
-
-const normaliseUsername = (u: string): string => u.trim().toLowerCase();
 
 function checkRoles(check: Check, field: string, roles: string[] | null | undefined): Role[] | undefined {
   if (roles === undefined || roles === null) return undefined;
@@ -50,10 +50,9 @@ export async function createUserAccount(
   input: CreateUserAccountInput,
 ): Promise<UserAccount> {
   const check = new Check();
-  if (check.required('username', input.username)) {
-    check.length('username', input.username, 3, 254);
-    check.email('username', input.username?.trim());
-  }
+  const username = check.required('username', input.username)
+    ? checkUsername(check, 'username', input.username!)
+    : undefined;
   checkPassword(check, 'password', input.password);
   if (check.required('firstName', input.firstName))
     check.length('firstName', input.firstName?.trim(), 1, 100);
@@ -64,15 +63,14 @@ export async function createUserAccount(
   if (roles?.some((r) => r !== 'user') && !canAdministerAccounts(ctx.actor))
     throw forbidden('Only operators and client applications with users:write may assign roles');
 
-  const username = normaliseUsername(input.username!);
-  if (await ctx.em.findOne(UserAccount, { username }))
+  if (await ctx.em.findOne(UserAccount, { username: username! }))
     throw new DomainError('AlreadyExists', 'An account with this username already exists', {
       field: 'username',
     });
   const now = ctx.clock.now();
   const account = ctx.em.create(UserAccount, {
     id: newId(),
-    username,
+    username: username!,
     passwordHash: await hashPassword(input.password!),
     roles: roles ?? ['user'],
     status: 'Active',
@@ -116,6 +114,42 @@ async function loadVisible(ctx: CommandContext, id: string): Promise<UserAccount
   return account;
 }
 
+const hhmm = (d: Date): string => `${d.toISOString().slice(11, 16)} UTC`;
+
+/**
+ * CurrentPassword is a password guess like a sign-in's: a wrong one counts toward the lockout, and while the
+ * account is locked none is checked (a stolen token cannot try passwords where the sign-in page may not).
+ */
+async function checkCurrentPassword(
+  ctx: CommandContext,
+  check: Check,
+  account: UserAccount,
+  password: string,
+): Promise<void> {
+  const now = ctx.clock.now();
+  const locked = lockedUntil(account, now);
+  if (locked) {
+    check.add(
+      'InvalidValue',
+      'currentPassword',
+      `CurrentPassword cannot be checked: too many wrong passwords locked this account until ${hhmm(locked)}`,
+    );
+    return;
+  }
+  if (await verifyPassword(account.passwordHash, password)) {
+    account.failedSignIns = 0;
+    return;
+  }
+  const lockedNow = await countWrongPassword(ctx.em, account.id, now);
+  check.add(
+    'InvalidValue',
+    'currentPassword',
+    lockedNow
+      ? `CurrentPassword is not the current password; too many wrong passwords locked this account until ${hhmm(lockedNow)}`
+      : 'CurrentPassword is not the current password',
+  );
+}
+
 export async function updateUserAccount(
   ctx: CommandContext,
   id: string,
@@ -128,21 +162,17 @@ export async function updateUserAccount(
   if (!admin && (input.status != null || input.roles != null))
     throw forbidden('Only operators and client applications with users:write may change Status or Roles');
   const check = new Check();
-  if (input.username != null)
-    check.email('username', input.username.trim()).length('username', input.username, 3, 254);
+  const username = input.username != null ? checkUsername(check, 'username', input.username) : undefined;
   if (input.password != null) checkPassword(check, 'password', input.password);
   check.oneOf('status', input.status, accountStatuses);
   const roles = checkRoles(check, 'roles', input.roles);
   // A person changing their own password proves they know the current one; administrators reset it.
-  if (input.password != null && !admin && check.required('currentPassword', input.currentPassword)) {
-    if (!(await verifyPassword(account.passwordHash, input.currentPassword!)))
-      check.add('InvalidValue', 'currentPassword', 'CurrentPassword is not the current password');
-  }
+  if (input.password != null && !admin && check.required('currentPassword', input.currentPassword))
+    await checkCurrentPassword(ctx, check, account, input.currentPassword!);
   check.throwIfAny();
 
   const now = ctx.clock.now();
-  if (input.username != null) {
-    const username = normaliseUsername(input.username);
+  if (username !== undefined) {
     if (username !== account.username) {
       const taken = await ctx.em.findOne(UserAccount, { username });
       if (taken)

@@ -10,7 +10,7 @@ export const UserAccountSchema = defineEntity({
   tableName: 'user_account',
   properties: {
     id: p.uuid().primary(),
-    /** An e-mail address, stored lowercased so uniqueness is case-insensitive. */
+    /** An e-mail address, stored in NFKC and lowercase so uniqueness ignores case and width (accounts/username.ts). */
     username: p.string().length(254).unique(),
     passwordHash: p.string().hidden(),
     roles: p.json<Role[]>(),

@@ -5,6 +5,7 @@ import { changeFromCommandLine } from '../audit/command-line.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../shared/clock.js';
 import { type OptionNames, requireOptions } from '../shared/command-line.js';
+import { trimEnd } from '../shared/trim.js';
 import { Check } from '../shared/validation.js';
 import { selfSignedCertPath } from '../tls.js';
 import { createClientApplication } from './client-application.commands.js';
@@ -80,7 +81,7 @@ export function nextStep(
   const { grants } = app;
   const scope = app.scopes.filter((s) => (apiScopes as readonly string[]).includes(s)).join(' ');
   const curl = site.caFile ? `curl --cacert '${site.caFile}'` : 'curl';
-  const base = site.publicUrl.replace(/\/+$/, '');
+  const base = trimEnd(site.publicUrl, '/');
   if (!grants.includes('client_credentials'))
     return `\nThe client secret above is shown only once. How users sign in through this app: ${base}/docs (Authentication).\n`;
   return (

@@ -2,6 +2,7 @@
 // endpoint, and on every answer to an allowed origin the headers a script must be allowed to read. Without it, or for an origin not listed, responses
 // carry no CORS header at all, including those the authorization server would add on its own.
 import type Koa from 'koa';
+import { trimEnd } from '../shared/trim.js';
 
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const ALLOW_HEADERS = [
@@ -36,7 +37,7 @@ export function parseCorsOrigins(value: string | undefined): '*' | ReadonlySet<s
   return new Set(
     v
       .split(',')
-      .map((o) => o.trim().replace(/\/+$/, ''))
+      .map((o) => trimEnd(o.trim(), '/'))
       .filter(Boolean),
   );
 }

@@ -4,6 +4,7 @@ import { isAbsolute } from 'node:path';
 import { scopeDescriptions } from '../access/scope.catalogue.js';
 import type { Config } from '../config.js';
 import { rateLimitSettings } from '../http/rate-limits.js';
+import { trimEnd } from '../shared/trim.js';
 
 export interface GuideSettings {
   publicUrl: string;
@@ -42,7 +43,7 @@ export const guideSettings = (
 });
 
 export function guide(g: GuideSettings): string {
-  const base = g.publicUrl.replace(/\/+$/, '');
+  const base = trimEnd(g.publicUrl, '/');
   const curl = g.caFile ? `curl --cacert ${g.caFile}` : 'curl';
   const scopes = Object.entries(scopeDescriptions)
     .map(([s, d]) => `| \`${s}\` | ${d} |`)

@@ -1,11 +1,12 @@
 // The landing page at `/`: where a newcomer finds the reference, the dashboard, GraphQL and the OAuth discovery
 // document; HTML for browsers, JSON with absolute links for `Accept: application/json`.
 import type Koa from 'koa';
+import { trimEnd } from '../shared/trim.js';
 
 const escapeText = (v: string): string => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function landingLinks(publicUrl: string) {
-  const base = publicUrl.replace(/\/+$/, '');
+  const base = trimEnd(publicUrl, '/');
   return {
     Docs: `${base}/docs`,
     OpenApi: `${base}/api/openapi.json`,

@@ -52,6 +52,8 @@ export async function checkUrl(
   if (!c.required(field, raw)) return undefined;
   const url = raw!.trim();
   c.length(field, url, 1, 2048);
+  // Nothing reads a URL that is already refused, least of all the resolver.
+  if (c.failed(field)) return url;
   const refused = await refuseTarget(url, policy);
   if (refused) c.add(refused.code, field, `${fieldLabel(field)} ${refused.message}`);
   return url;

@@ -14,11 +14,31 @@ export interface TargetPolicy {
   lookup?: Lookup | undefined;
 }
 
+/**
+ * An IPv6 address in hexadecimal only, as the WHATWG URL parser writes it: ipaddr.js reads a dotted tail such as
+ * `::8.8.8.8` as if it were `::ffff:8.8.8.8`. Undefined for what no URL could hold (zone ids).
+ */
+function canonicalV6(ip: string): string | undefined {
+  try {
+    return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The IPv6 block IANA hands out as global unicast; everything outside it is special or unassigned. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
 /** Only ordinary global unicast passes: loopback, private, link-local, CGNAT, multicast, unspecified, reserved
- * and the IPv6 ranges embedding IPv4 (6to4, NAT64…) are refused. IPv4-mapped IPv6 is judged as IPv4. */
+ * and the IPv6 ranges embedding IPv4 (6to4, NAT64, IPv4-translated) are refused. IPv4-mapped IPv6 is judged as
+ * IPv4. Other IPv6 must lie in 2000::/3: ipaddr.js calls `::127.0.0.1` (IPv4-compatible, `::/96`) unicast, and
+ * some stacks deliver it to the IPv4 address it embeds. */
 export function isPublicAddress(ip: string): boolean {
-  if (!ipaddr.isValid(ip)) return false;
-  return ipaddr.process(ip).range() === 'unicast';
+  const canonical = isIP(ip) === 6 ? canonicalV6(ip) : ip;
+  if (canonical === undefined || !ipaddr.isValid(canonical)) return false;
+  const address = ipaddr.process(canonical);
+  if (address.range() !== 'unicast') return false;
+  return address.kind() === 'ipv4' || (address as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
 
 export class TargetBlockedError extends Error {
@@ -29,8 +49,16 @@ export class TargetBlockedError extends Error {
   }
 }
 
-/** The host as resolvers know it: no IPv6 brackets, and no trailing dot (`localhost.` is `localhost`). */
-const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+/**
+ * The host as resolvers know it: no IPv6 brackets, and no trailing dot (`localhost.` is `localhost`). By hand, in
+ * one pass: `/\.+$/` rescans a run of dots once per dot (CONTRACT §28).
+ */
+function bare(hostname: string): string {
+  const start = hostname.startsWith('[') ? 1 : 0;
+  let end = hostname.endsWith(']') ? hostname.length - 1 : hostname.length;
+  while (end > start && hostname[end - 1] === '.') end -= 1;
+  return hostname.slice(start, end);
+}
 
 /**
  * The addresses a host may be dialled at; throws TargetBlockedError when any of them is not public. A lookup

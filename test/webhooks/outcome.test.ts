@@ -91,7 +91,7 @@ describe('decide', () => {
 });
 
 describe('the target guard', () => {
-  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])('counts %s as public', (ip) => {
+  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('counts %s as public', (ip) => {
     expect(isPublicAddress(ip)).toBe(true);
   });
   it.each([
@@ -110,6 +110,14 @@ describe('the target guard', () => {
     'fc00::1',
     'fe80::1',
     '2002:7f00:1::1',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::8.8.8.8',
+    '::ffff:0:127.0.0.1',
+    '64:ff9b::10.0.0.1',
+    '64:ff9b:1::a00:1',
+    '2002:a00:1::1',
+    '4000::1',
     'not an ip',
   ])('refuses %s', (ip) => {
     expect(isPublicAddress(ip)).toBe(false);
