@@ -1,6 +1,8 @@
 // What `seed-demo` prints on stderr after its JSON: the commands, ready to run, that search the cars as the
 // application and book one as the borrower (user-token, then one request), trusting a default start's certificate.
+
 import { systemClock } from '../shared/clock.js';
+import { trimEnd } from '../shared/trim.js';
 import { borrower, cars, carToBook, city, demoApplication } from './demo-network.data.js';
 import { dayAt } from './seed.context.js';
 
@@ -21,7 +23,7 @@ export interface Site {
 const quoted = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export function nextSteps(view: DemoView, site: Site, fresh: boolean): string {
-  const base = site.publicUrl.replace(/\/+$/, '');
+  const base = trimEnd(site.publicUrl, '/');
   const curl = site.caFile ? `curl --cacert ${quoted(site.caFile)}` : 'curl';
   const secret = view.client.clientSecret ?? 'CLIENT_SECRET';
   const password = view.accounts.find((a) => a.username === borrower.username)?.password ?? 'PASSWORD';
