@@ -5,6 +5,7 @@ import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
+import { expansionOf } from './expansion.js';
 import { nulRefusal } from './nul-input.js';
 import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
 
@@ -26,6 +27,35 @@ export function checkSize(source: string): void {
     throw tooComplex(`The document is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB`, {
       maxBytes: MAX_DOCUMENT_BYTES,
     });
+}
+
+/** Field selections a document may hold once its fragments are expanded (CONTRACT §28). */
+export const MAX_SELECTIONS = 10_000;
+/** Introspection is exempt from depth and cost, so its root fields are counted instead (CONTRACT §28). */
+export const MAX_SCHEMA_FIELDS = 1;
+export const MAX_TYPE_FIELDS = 20;
+
+/**
+ * Refuses a document too large once its fragments are expanded, or asking for introspection too many times; runs
+ * before validation and compilation (linear, expansion.ts), whose work grows with the expanded document.
+ */
+export function checkExpansion(document: DocumentNode): void {
+  const { selections, schemas, types } = expansionOf(document);
+  if (selections > MAX_SELECTIONS)
+    throw tooComplex(
+      `The document selects ${selections} fields once its fragments are expanded; at most ${MAX_SELECTIONS} are allowed`,
+      { selections, maxSelections: MAX_SELECTIONS },
+    );
+  if (schemas > MAX_SCHEMA_FIELDS)
+    throw tooComplex(`The document asks for __schema ${schemas} times; at most once is allowed`, {
+      schemaFields: schemas,
+      maxSchemaFields: MAX_SCHEMA_FIELDS,
+    });
+  if (types > MAX_TYPE_FIELDS)
+    throw tooComplex(
+      `The document asks for __type ${types} times; at most ${MAX_TYPE_FIELDS} times are allowed`,
+      { typeFields: types, maxTypeFields: MAX_TYPE_FIELDS },
+    );
 }
 
 /** The document's cost, or a `QueryTooComplex` error when it is over a limit. */
@@ -70,6 +100,7 @@ export function limitsPlugin(
       return {
         async didResolveOperation(rc) {
           checkSize(rc.source);
+          checkExpansion(rc.document);
           const nul = nulRefusal(rc.document, rc.request.variables);
           if (nul) throw nul;
           cost = checkComplexity(rc.schema, rc.document, limits, rc.operationName, rc.request.variables);
