@@ -60,7 +60,7 @@ export function inProcessExecutor(deps: InProcessDeps) {
   ) => {
     // CONTRACT §28 on this path too: a document too large once expanded is refused before Apollo validates it or
     // graphql-jit compiles it, answered as Apollo answers the other limits.
-    const refusal = sizeRefusalOf(document);
+    const refusal = sizeRefusalOf(deps.schema, document);
     if (refusal)
       return { errors: [formatError({ message: refusal.message, extensions: refusal.extensions }, refusal)] };
     const contextValue = deps.contextFor(actor, requestId);

@@ -63,7 +63,7 @@ export function refusalOf(
     checkSize(params.query);
     const document = parsed(params.query);
     if (!document) return undefined;
-    checkExpansion(document);
+    checkExpansion(schema, document);
     const name = typeof params.operationName === 'string' ? params.operationName : undefined;
     const variables = asObject(params.variables);
     checkComplexity(schema, document, limits, name, variables);
@@ -80,11 +80,14 @@ export function refusalOf(
  * document: its size, as text and once its fragments are expanded. Their documents are the service's own, but the
  * bound holds on every path.
  */
-export function sizeRefusalOf(document: string | DocumentNode): GraphQLError | undefined {
+export function sizeRefusalOf(
+  schema: GraphQLSchema,
+  document: string | DocumentNode,
+): GraphQLError | undefined {
   try {
     if (typeof document === 'string') checkSize(document);
     const node = typeof document === 'string' ? parsed(document) : document;
-    if (node) checkExpansion(node);
+    if (node) checkExpansion(schema, node);
     return undefined;
   } catch (e) {
     if (e instanceof RangeError) return tooComplex('The document is nested too deeply');

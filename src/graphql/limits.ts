@@ -6,6 +6,7 @@ import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { expansionOf } from './expansion.js';
+import { introspectionSizeOf } from './introspection.js';
 import { nulRefusal } from './nul-input.js';
 import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
 
@@ -36,10 +37,11 @@ export const MAX_SCHEMA_FIELDS = 1;
 export const MAX_TYPE_FIELDS = 20;
 
 /**
- * Refuses a document too large once its fragments are expanded, or asking for introspection too many times; runs
- * before validation and compilation (linear, expansion.ts), whose work grows with the expanded document.
+ * Refuses a document too large once its fragments are expanded, or asking for introspection too many times or at
+ * too great a length; runs before validation and compilation (linear, expansion.ts; bounded, introspection.ts),
+ * whose work grows with the expanded document.
  */
-export function checkExpansion(document: DocumentNode): void {
+export function checkExpansion(schema: GraphQLSchema, document: DocumentNode): void {
   const { selections, schemas, types } = expansionOf(document);
   if (selections > MAX_SELECTIONS)
     throw tooComplex(
@@ -55,6 +57,12 @@ export function checkExpansion(document: DocumentNode): void {
     throw tooComplex(
       `The document asks for __type ${types} times; at most ${MAX_TYPE_FIELDS} times are allowed`,
       { typeFields: types, maxTypeFields: MAX_TYPE_FIELDS },
+    );
+  const introspection = introspectionSizeOf(schema, document);
+  if (introspection.size > introspection.max)
+    throw tooComplex(
+      `The document's introspection would answer more than ${introspection.max} values (four times the whole schema's); ask for the schema once`,
+      { maxIntrospectionValues: introspection.max },
     );
 }
 
@@ -100,7 +108,7 @@ export function limitsPlugin(
       return {
         async didResolveOperation(rc) {
           checkSize(rc.source);
-          checkExpansion(rc.document);
+          checkExpansion(rc.schema, rc.document);
           const nul = nulRefusal(rc.document, rc.request.variables);
           if (nul) throw nul;
           cost = checkComplexity(rc.schema, rc.document, limits, rc.operationName, rc.request.variables);
