@@ -25,11 +25,11 @@ const asObject = (v: unknown): Record<string, unknown> | undefined => {
 
 /**
  * Documents by their text, so a client's same few documents are parsed here once. Bounded by count and by the
- * length of the texts held (a 64 KiB text can parse into ~15 MB of nodes; 256 KiB of texts stay within tens of
+ * length of the texts held (a 64 KiB text can parse into ~15 MB of nodes; 128 KiB of texts stay within tens of
  * MB whatever their shape); oldest leave first.
  */
 const PARSED_MAX = 500;
-const PARSED_MAX_CHARS = 256 * 1024;
+const PARSED_MAX_CHARS = 128 * 1024;
 const parsedDocuments = new Map<string, DocumentNode>();
 let parsedChars = 0;
 function parsed(query: string): DocumentNode | undefined {

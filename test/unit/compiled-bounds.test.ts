@@ -1,9 +1,10 @@
-// The compiled-document caches stay bounded whatever a client sends: by count and by the selections they hold,
+// The document caches (compiled documents, Apollo's store of validated ones) stay bounded whatever a client sends: by count and by the selections they hold,
 // for documents kept by text (GraphQL clients) and by node (the REST facade) alike; a document too large to compile
 // cheaply is left to graphql-js.
 import { buildSchema, parse } from 'graphql';
 import { expect, it } from 'vitest';
 import { CompiledDocuments, MAX_COMPILED_SELECTIONS } from '../../src/graphql/compiled.js';
+import { documentStore } from '../../src/graphql/document-store.js';
 
 const schema = buildSchema('type Car { id: ID make: String } type Query { car: Car cars: [Car] }');
 const aliased = (salt: number, n = 1) =>
@@ -39,4 +40,20 @@ it('leaves a document over the compiled size to graphql-js', () => {
   expect(compiled.get(parse(big), big)).toBeUndefined();
   const fits = aliased(0, MAX_COMPILED_SELECTIONS - 2);
   expect(compiled.get(parse(fits), fits)).toBeDefined();
+});
+
+it("keeps Apollo's validated documents within 128 KiB of sources, the most recent first", async () => {
+  const store = documentStore();
+  // Over 2 KiB each (trailing blanks count, as they do in a request): fewer than 64 fit.
+  const text = (i: number) => `${aliased(i, 100)}${' '.repeat(2048)}`;
+  for (let i = 0; i < 1000; i += 1) await store.set(`k${i}`, parse(text(i)));
+  let held = 0;
+  for (let i = 0; i < 1000; i += 1) if (await store.get(`k${i}`)) held += 1;
+  expect(held).toBeGreaterThan(30);
+  expect(held).toBeLessThanOrEqual(64);
+  expect(await store.get('k999')).toBeDefined();
+  expect(await store.get('k0')).toBeUndefined();
+  // A document over a quarter of the budget is not kept.
+  await store.set('big', parse(`{ car { id } }${' '.repeat(40 * 1024)}`));
+  expect(await store.get('big')).toBeUndefined();
 });
