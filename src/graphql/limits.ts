@@ -1,5 +1,5 @@
-// The GraphQL limits of CONTRACT §13 applied to a request: document size, depth and cost refused with
-// `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
+// The GraphQL limits of CONTRACT §13 and §28 applied to a request: document size (as text and once its fragments
+// are expanded), introspection, depth and cost refused with `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Context } from './context.js';
@@ -58,6 +58,7 @@ export function checkExpansion(schema: GraphQLSchema, document: DocumentNode): v
       `The document asks for __type ${types} times; at most ${MAX_TYPE_FIELDS} times are allowed`,
       { typeFields: types, maxTypeFields: MAX_TYPE_FIELDS },
     );
+  if (schemas + types === 0) return;
   const introspection = introspectionSizeOf(schema, document);
   if (introspection.size > introspection.max)
     throw tooComplex(
