@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { compiledGateway } from './compiled.gateway.js';
 import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
+import { documentStore } from './document-store.js';
 import { formatError, unexpectedErrorsPlugin } from './errors.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { type GraphQLLimits, limitsPlugin } from './limits.js';
@@ -25,6 +26,7 @@ export interface ApolloDeps {
 export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Context>> {
   const apollo = new ApolloServer<Context>({
     gateway: compiledGateway(deps.schema, deps.compiled),
+    documentStore: documentStore(),
     formatError,
     includeStacktraceInErrorResponses: false,
     // The service's own shutdown drains listeners, then stops Apollo, then the database, in that order.

@@ -7,7 +7,9 @@ import type { Actor } from '../access/actor.js';
 import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
+import { formatError } from './errors.js';
 import type { ExecutionGate } from './execution-gate.js';
+import { sizeRefusalOf } from './limits.guard.js';
 
 export interface InProcessDeps {
   schema: GraphQLSchema;
@@ -56,6 +58,11 @@ export function inProcessExecutor(deps: InProcessDeps) {
     actor: Actor,
     requestId: string,
   ) => {
+    // CONTRACT §28 on this path too: a document too large once expanded is refused before Apollo validates it or
+    // graphql-jit compiles it, answered as Apollo answers the other limits.
+    const refusal = sizeRefusalOf(deps.schema, document);
+    if (refusal)
+      return { errors: [formatError({ message: refusal.message, extensions: refusal.extensions }, refusal)] };
     const contextValue = deps.contextFor(actor, requestId);
     // A facade read runs its compiled document without Apollo's request pipeline (it needs none of its plugins:
     // no mutation to announce, no cache hints). Any error is answered by Apollo instead, running the read again,

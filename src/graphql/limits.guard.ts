@@ -1,9 +1,9 @@
-// The §13 limits at the GraphQL transports, before Apollo or graphql-ws parse and validate a document: a
-// document over the size, depth or cost limits must not even reach validation, whose work grows faster than
-// the document.
+// The §13 and §28 limits at the GraphQL transports, before Apollo or graphql-ws parse and validate a document: a
+// document over the size, expanded size, depth or cost limits must not even reach validation or compilation, whose
+// work grows faster than the document.
 import { type DocumentNode, type GraphQLError, type GraphQLSchema, parse } from 'graphql';
 import type Koa from 'koa';
-import { checkComplexity, checkSize, type GraphQLLimits, tooComplex } from './limits.js';
+import { checkComplexity, checkExpansion, checkSize, type GraphQLLimits, tooComplex } from './limits.js';
 import { nulRefusal } from './nul-input.js';
 
 interface GraphQLParams {
@@ -23,9 +23,15 @@ const asObject = (v: unknown): Record<string, unknown> | undefined => {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 };
 
-/** Documents by their text, so a client's same few documents are parsed here once (bounded: oldest leave first). */
+/**
+ * Documents by their text, so a client's same few documents are parsed here once. Bounded by count and by the
+ * length of the texts held (a 64 KiB text can parse into ~15 MB of nodes; 128 KiB of texts stay within tens of
+ * MB whatever their shape); oldest leave first.
+ */
 const PARSED_MAX = 500;
+const PARSED_MAX_CHARS = 128 * 1024;
 const parsedDocuments = new Map<string, DocumentNode>();
+let parsedChars = 0;
 function parsed(query: string): DocumentNode | undefined {
   let document = parsedDocuments.get(query);
   if (document) return document;
@@ -35,8 +41,14 @@ function parsed(query: string): DocumentNode | undefined {
     if (e instanceof RangeError) throw e;
     return undefined;
   }
-  if (parsedDocuments.size >= PARSED_MAX) parsedDocuments.delete(parsedDocuments.keys().next().value!);
+  if (query.length > PARSED_MAX_CHARS / 4) return document;
+  while (parsedDocuments.size >= PARSED_MAX || parsedChars + query.length > PARSED_MAX_CHARS) {
+    const oldest = parsedDocuments.keys().next().value!;
+    parsedDocuments.delete(oldest);
+    parsedChars -= oldest.length;
+  }
   parsedDocuments.set(query, document);
+  parsedChars += query.length;
   return document;
 }
 
@@ -51,12 +63,33 @@ export function refusalOf(
     checkSize(params.query);
     const document = parsed(params.query);
     if (!document) return undefined;
+    checkExpansion(schema, document);
     const name = typeof params.operationName === 'string' ? params.operationName : undefined;
     const variables = asObject(params.variables);
     checkComplexity(schema, document, limits, name, variables);
     return nulRefusal(document, variables);
   } catch (e) {
     // Nesting deep enough to exhaust the stack is too deep by any limit.
+    if (e instanceof RangeError) return tooComplex('The document is nested too deeply');
+    return e as GraphQLError;
+  }
+}
+
+/**
+ * For callers in this process (the REST facade, the dashboard), before Apollo validates or anything compiles their
+ * document: its size, as text and once its fragments are expanded. Their documents are the service's own, but the
+ * bound holds on every path.
+ */
+export function sizeRefusalOf(
+  schema: GraphQLSchema,
+  document: string | DocumentNode,
+): GraphQLError | undefined {
+  try {
+    if (typeof document === 'string') checkSize(document);
+    const node = typeof document === 'string' ? parsed(document) : document;
+    if (node) checkExpansion(schema, node);
+    return undefined;
+  } catch (e) {
     if (e instanceof RangeError) return tooComplex('The document is nested too deeply');
     return e as GraphQLError;
   }

@@ -1,10 +1,12 @@
-// The GraphQL limits of CONTRACT §13 applied to a request: document size, depth and cost refused with
-// `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
+// The GraphQL limits of CONTRACT §13 and §28 applied to a request: document size (as text and once its fragments
+// are expanded), introspection, depth and cost refused with `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
+import { expansionOf } from './expansion.js';
+import { introspectionSizeOf } from './introspection.js';
 import { nulRefusal } from './nul-input.js';
 import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
 
@@ -26,6 +28,43 @@ export function checkSize(source: string): void {
     throw tooComplex(`The document is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB`, {
       maxBytes: MAX_DOCUMENT_BYTES,
     });
+}
+
+/** Field selections a document may hold once its fragments are expanded (CONTRACT §28). */
+export const MAX_SELECTIONS = 10_000;
+/** Introspection is exempt from depth and cost, so its root fields are counted instead (CONTRACT §28). */
+export const MAX_SCHEMA_FIELDS = 1;
+export const MAX_TYPE_FIELDS = 20;
+
+/**
+ * Refuses a document too large once its fragments are expanded, or asking for introspection too many times or at
+ * too great a length; runs before validation and compilation (linear, expansion.ts; bounded, introspection.ts),
+ * whose work grows with the expanded document.
+ */
+export function checkExpansion(schema: GraphQLSchema, document: DocumentNode): void {
+  const { selections, schemas, types } = expansionOf(document);
+  if (selections > MAX_SELECTIONS)
+    throw tooComplex(
+      `The document selects ${selections} fields once its fragments are expanded; at most ${MAX_SELECTIONS} are allowed`,
+      { selections, maxSelections: MAX_SELECTIONS },
+    );
+  if (schemas > MAX_SCHEMA_FIELDS)
+    throw tooComplex(`The document asks for __schema ${schemas} times; at most once is allowed`, {
+      schemaFields: schemas,
+      maxSchemaFields: MAX_SCHEMA_FIELDS,
+    });
+  if (types > MAX_TYPE_FIELDS)
+    throw tooComplex(
+      `The document asks for __type ${types} times; at most ${MAX_TYPE_FIELDS} times are allowed`,
+      { typeFields: types, maxTypeFields: MAX_TYPE_FIELDS },
+    );
+  if (schemas + types === 0) return;
+  const introspection = introspectionSizeOf(schema, document);
+  if (introspection.size > introspection.max)
+    throw tooComplex(
+      `The document's introspection would answer more than ${introspection.max} values (four times the whole schema's); ask for the schema once`,
+      { maxIntrospectionValues: introspection.max },
+    );
 }
 
 /** The document's cost, or a `QueryTooComplex` error when it is over a limit. */
@@ -70,6 +109,7 @@ export function limitsPlugin(
       return {
         async didResolveOperation(rc) {
           checkSize(rc.source);
+          checkExpansion(rc.schema, rc.document);
           const nul = nulRefusal(rc.document, rc.request.variables);
           if (nul) throw nul;
           cost = checkComplexity(rc.schema, rc.document, limits, rc.operationName, rc.request.variables);

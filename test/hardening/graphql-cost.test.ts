@@ -8,7 +8,9 @@ import { DocumentCache } from '../../rest-facade/document.js';
 import { routeModules } from '../../rest-facade/routes/index.js';
 import { nodeSelection, pageSelection, parseEmbed } from '../../rest-facade/selection.js';
 import { RouteTable } from '../../rest-facade/table.js';
+import { MAX_COMPILED_SELECTIONS } from '../../src/graphql/compiled.js';
 import { complexityOf } from '../../src/graphql/cost.js';
+import { expansionOf } from '../../src/graphql/expansion.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
 import { createUser } from '../factories/accounts.js';
@@ -159,7 +161,7 @@ describe('large queries of several root fields', () => {
 });
 
 describe('every REST facade document fits', () => {
-  it('every route with embed=all and limit=1000 stays within depth 12 and cost 50,000', () => {
+  it('every route with embed=all and limit=1000 stays within depth 12, cost 50,000 and compiled size', () => {
     const table = new RouteTable(schema, routeModules);
     const documents = new DocumentCache(schema);
     let largest = 0;
@@ -182,6 +184,8 @@ describe('every REST facade document fits', () => {
       const c = complexityOf(schema, doc, null, { limit: 1000 })!;
       expect(c.depth, route.def.path).toBeLessThanOrEqual(12);
       expect(c.cost, route.def.path).toBeLessThanOrEqual(50_000);
+      // Small enough to run compiled (graphql-jit), far within the 10,000 selections of CONTRACT §28.
+      expect(expansionOf(doc).selections, route.def.path).toBeLessThanOrEqual(MAX_COMPILED_SELECTIONS);
       largest = Math.max(largest, c.cost);
     }
     // The limit variable was read: lists of 1000 with their embeds cost far more than a page of 100 would.
