@@ -58,7 +58,10 @@ function build(shape: DocumentShape): DocumentNode {
 /** Parsed and validated documents by shape; bounded so odd `filter`/`embed` combinations cannot grow it. */
 export class DocumentCache {
   readonly #docs = new Map<string, DocumentNode>();
-  readonly #plans = new WeakMap<object, Map<string, unknown>>();
+  /** Plans of every owner in one map, so that the bound holds for the facade as a whole, not per route. */
+  readonly #plans = new Map<string, unknown>();
+  readonly #owners = new WeakMap<object, number>();
+  #nextOwner = 0;
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly max = 1000,
@@ -71,19 +74,31 @@ export class DocumentCache {
   /**
    * What a request of one shape needs (its document and node selection), by a key the caller derives from the
    * request without building anything: a repeated shape then builds, prints and validates nothing (the same
-   * DocumentNode also keeps its compiled form, src/graphql/compiled.ts). At most `max` shapes per owner.
+   * DocumentNode also keeps its compiled form, src/graphql/compiled.ts). At most `max` shapes in all, the least
+   * recently used leaving first: a client rotating `filter`/`embed` combinations over every route holds no more.
    */
   plan<T>(owner: object, key: string, make: () => T): T {
-    let plans = this.#plans.get(owner);
-    if (!plans) {
-      plans = new Map();
-      this.#plans.set(owner, plans);
+    let id = this.#owners.get(owner);
+    if (id === undefined) {
+      id = this.#nextOwner++;
+      this.#owners.set(owner, id);
     }
-    const hit = plans.get(key);
-    if (hit !== undefined) return hit as T;
+    const full = `${id}\n${key}`;
+    const hit = this.#plans.get(full);
+    if (hit !== undefined) {
+      this.#plans.delete(full);
+      this.#plans.set(full, hit);
+      return hit as T;
+    }
     const made = make();
-    if (plans.size < this.max) plans.set(key, made);
+    if (this.#plans.size >= this.max) this.#plans.delete(this.#plans.keys().next().value!);
+    this.#plans.set(full, made);
     return made;
+  }
+
+  /** Shapes planned now, over every owner (for tests). */
+  get plans(): number {
+    return this.#plans.size;
   }
 
   get(shape: DocumentShape): DocumentNode {
