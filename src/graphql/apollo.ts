@@ -11,6 +11,7 @@ import type { Context } from './context.js';
 import { formatError, unexpectedErrorsPlugin } from './errors.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { type GraphQLLimits, limitsPlugin } from './limits.js';
+import { mutationRootFields } from './mutation-fields.js';
 
 export interface ApolloDeps {
   schema: GraphQLSchema;
@@ -42,11 +43,9 @@ export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Contex
         async requestDidStart() {
           return {
             async willSendResponse(rc) {
-              if (rc.operation?.operation !== 'mutation') return;
-              const fields = rc.operation.selectionSet.selections.flatMap((s) =>
-                s.kind === 'Field' ? [s.name.value] : [],
-              );
-              await deps.afterMutation(fields);
+              if (rc.operation?.operation !== 'mutation' || !rc.document) return;
+              // Through fragments too: `mutation { ...W } fragment W on Mutation { updateCar(…) }` changes a car.
+              await deps.afterMutation(mutationRootFields(rc.document, rc.operationName));
             },
           };
         },

@@ -7,6 +7,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
+import type { CountActions } from '../../rest-facade/ratelimit.actions.js';
 import type { Actor } from '../access/actor.js';
 import type { Authenticator } from '../access/authenticate.js';
 import { asHttpError } from '../access/challenge.js';
@@ -15,6 +16,7 @@ import { actorOf, type RequestCaller } from '../http/caller.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import { graphqlActionLimits } from './action-limits.js';
 import { startApollo } from './apollo.js';
 import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
@@ -38,6 +40,8 @@ export interface GraphQLDeps {
   heapCeilingMb?: number | undefined;
   /** Told the root fields of every mutation once it has run, whichever client ran it. */
   afterMutation(fields: string[]): Promise<void>;
+  /** The rate limits' count of a document's mutation fields (CONTRACT §28); /graphql counts none when absent. */
+  countActions?: CountActions | undefined;
 }
 
 export type InProcessResult = Awaited<ReturnType<ReturnType<typeof inProcessExecutor>>>;
@@ -120,6 +124,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     '/graphql',
     bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
     graphqlLimits(schema, limits),
+    ...(deps.countActions ? [graphqlActionLimits(deps.countActions)] : []),
     spliceHeldText,
     graphql as unknown as Koa.Middleware,
   );

@@ -1,0 +1,102 @@
+// The rate limits at the GraphQL transports (CONTRACT §28): a document's mutation root fields counted one each
+// before anything runs (/graphql: 429 and nothing executed; graphql-ws: an `error` message, the connection open),
+// every graphql-ws operation counted, and at most 100 operations active on one connection.
+import type { IncomingMessage } from 'node:http';
+import { type DocumentNode, GraphQLError, parse } from 'graphql';
+import type Koa from 'koa';
+import type { ActionSubject, CountActions } from '../../rest-facade/ratelimit.actions.js';
+import type { RequestCaller } from '../http/caller.js';
+import { MAX_DOCUMENT_BYTES } from './limits.js';
+import { mutationRootFields } from './mutation-fields.js';
+
+/** Operations (subscriptions, and queries still running) one graphql-ws connection may hold at once. */
+export const MAX_ACTIVE_OPERATIONS = 100;
+
+interface GraphQLParams {
+  query?: unknown;
+  operationName?: unknown;
+}
+
+export const tooManyRequests = (message: string, retryAfter?: number): GraphQLError =>
+  new GraphQLError(message, {
+    extensions: { code: 'TooManyRequests', ...(retryAfter ? { retryAfterSeconds: retryAfter } : {}) },
+  });
+
+/** The mutation root fields of a request's document; none for a query, or a document that does not parse. */
+function mutationFieldsOf(params: GraphQLParams): string[] {
+  const { query, operationName } = params;
+  // Only a mutation has fields to count: a document without the word is not parsed here.
+  if (typeof query !== 'string' || !query.includes('mutation')) return [];
+  if (Buffer.byteLength(query) > MAX_DOCUMENT_BYTES) return []; // refused by the size limit, which runs too
+  let document: DocumentNode;
+  try {
+    document = parse(query, { noLocation: true });
+  } catch {
+    return []; // the transport answers the syntax error (or the nesting) as it always does
+  }
+  return mutationRootFields(document, typeof operationName === 'string' ? operationName : undefined);
+}
+
+/** Koa, in front of Apollo on /graphql: the request counted one already; its further mutation fields count here. */
+export function graphqlActionLimits(count: CountActions): Koa.Middleware {
+  return async (ctx, next) => {
+    const params: GraphQLParams =
+      ctx.method === 'GET'
+        ? (ctx.query as GraphQLParams)
+        : ((ctx.request as { body?: GraphQLParams }).body ?? {});
+    const fields = mutationFieldsOf(params);
+    if (fields.length === 0) return next();
+    const caller = ctx.state.caller as RequestCaller | undefined;
+    const subject = caller && caller.refused === undefined ? caller.subject : null;
+    const verdict = await count({ ip: ctx.ip, subject }, fields, true);
+    if (verdict.own) {
+      ctx.set('RateLimit-Remaining', String(verdict.own.remaining));
+      ctx.set('RateLimit-Reset', String(verdict.own.reset));
+    }
+    if (verdict.passed) return next();
+    answerTooManyRequests(ctx, `Too many requests; retry in ${verdict.retryAfter} s`, verdict.retryAfter);
+  };
+}
+
+function answerTooManyRequests(ctx: Koa.Context, message: string, retryAfter: number): void {
+  ctx.status = 429;
+  ctx.type = 'application/json';
+  ctx.set('Retry-After', String(retryAfter));
+  ctx.body = { errors: [{ message, extensions: tooManyRequests(message, retryAfter).extensions }] };
+}
+
+/** The rate limiter's 429 on /graphql, in the GraphQL shape (`errors[0].extensions.code`); false elsewhere. */
+export function graphqlTooManyRequests(path: string) {
+  return (ctx: Koa.Context, message: string, retryAfter: number): boolean => {
+    if (ctx.path !== path) return false;
+    answerTooManyRequests(ctx, message, retryAfter);
+    return true;
+  };
+}
+
+const firstOf = (list: string | string[] | undefined): string =>
+  typeof list === 'string' ? (list.split(',')[0]?.trim() ?? '') : '';
+
+/** Counts a graphql-ws operation for the connection's caller: one unit at least, N for a mutation of N fields. */
+export function operationLimits(count: CountActions, trustProxy: boolean) {
+  return async (
+    request: IncomingMessage,
+    subject: string | null,
+    payload: GraphQLParams,
+  ): Promise<GraphQLError | undefined> => {
+    const ip =
+      (trustProxy ? firstOf(request.headers['x-forwarded-for']) : '') || request.socket.remoteAddress;
+    const who: ActionSubject = { ip: ip ?? '', subject };
+    const verdict = await count(who, mutationFieldsOf(payload), false);
+    if (verdict.passed) return undefined;
+    return tooManyRequests(`Too many requests; retry in ${verdict.retryAfter} s`, verdict.retryAfter);
+  };
+}
+
+/** More than `max` operations in graphql-ws's map of a connection's operations (the new one included)? */
+export function overActiveLimit(operations: Record<string, unknown>, max = MAX_ACTIVE_OPERATIONS): boolean {
+  let n = 0;
+  // Counted up to the limit only: a flood of subscribe messages must not make each check walk all of them.
+  for (const _ in operations) if (++n > max) return true;
+  return false;
+}
