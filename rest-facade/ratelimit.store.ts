@@ -9,36 +9,42 @@ export interface MemoryWindow {
 }
 
 /**
- * Fixed windows in memory. The map is kept in the order windows began (a window that restarts is moved to the end),
- * which, every window having the same length, is the order they end: ended windows are dropped from its front as
- * they are met, so no request walks the whole map. At `maxKeys` the oldest window is forgotten to make room (its
- * key starts afresh): clients rotating addresses cannot grow memory without bound, only shorten a window of the
- * oldest key by flooding the table.
+ * Fixed windows in memory. Windows are also queued in the order they began, which, every window having the same
+ * length, is the order they end: ended windows leave from the queue's head as they are met, so no request walks
+ * all the keys. (Not the map's own order: a Map deleted from its front keeps holes that its iterators walk again
+ * until it is rehashed, which made each request cost as much as the keys seen.) At `maxKeys` the oldest window
+ * is forgotten to make room (its key starts afresh): clients rotating addresses cannot grow memory without bound,
+ * only shorten the window of the oldest key by flooding the table.
  */
 export class MemoryWindows {
-  readonly #windows = new Map<string, MemoryWindow>();
+  readonly #windows = new Map<string, MemoryWindow & { key: string }>();
+  #queue: (MemoryWindow & { key: string })[] = [];
+  #head = 0;
   constructor(
     readonly windowMs: number,
     readonly maxKeys = 100_000,
   ) {}
 
-  get size(): number {
-    return this.#windows.size;
-  }
-
   /** The key's current window, a fresh one when it had none or its window has ended. */
   window(key: string, now: number): MemoryWindow {
-    for (const [k, w] of this.#windows) {
-      if (w.endsAt > now) break;
-      this.#windows.delete(k);
-    }
-    let w = this.#windows.get(key);
+    while (this.#head < this.#queue.length && this.#queue[this.#head]!.endsAt <= now) this.#forgetOldest();
+    const w = this.#windows.get(key);
     if (w !== undefined && w.endsAt > now) return w;
-    this.#windows.delete(key);
-    if (this.#windows.size >= this.maxKeys) this.#windows.delete(this.#windows.keys().next().value as string);
-    w = { used: 0, endsAt: now + this.windowMs };
-    this.#windows.set(key, w);
-    return w;
+    while (this.#windows.size >= this.maxKeys && this.#head < this.#queue.length) this.#forgetOldest();
+    const fresh = { key, used: 0, endsAt: now + this.windowMs };
+    this.#windows.set(key, fresh);
+    this.#queue.push(fresh);
+    return fresh;
+  }
+
+  #forgetOldest(): void {
+    const w = this.#queue[this.#head++]!;
+    // A key whose window restarted is queued again; its old entry only leaves the queue.
+    if (this.#windows.get(w.key) === w) this.#windows.delete(w.key);
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
   }
 }
 

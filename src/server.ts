@@ -118,6 +118,14 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     wss,
   );
 
+  // graphql-ws prints every socket error to stderr as an "internal error" of ours, with its stack. The errors ws
+  // emits are the client's protocol faults (a frame over the limit, bad UTF-8), each already answered by closing
+  // with its code (1009, 1007): its listener (registered before this one) gives way to one that ignores them.
+  wss.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', () => undefined);
+  });
+
   const port = await listenOn(secure, opts.port, opts.host);
   const httpPort = await listenOn(plain, opts.httpPort, opts.host);
 

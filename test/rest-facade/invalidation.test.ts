@@ -10,6 +10,9 @@ import { staleAfterMutations } from '../../rest-facade/invalidation.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
 import { errorTable } from '../../src/shared/errors.js';
+import { createUser } from '../factories/accounts.js';
+import { asOps } from '../support/actors.js';
+import { REST_CAR, useRest } from './support.js';
 
 const schema = buildSchema(modules);
 
@@ -96,5 +99,34 @@ describe('a REST write', () => {
     } finally {
       await new Promise((ok) => server.close(ok));
     }
+  });
+});
+
+describe('a mutation through /graphql inside fragments', () => {
+  const env = useRest();
+
+  it('makes the cached REST GET of what it changed fresh, for another caller too', async () => {
+    const owner = await createUser(env.h);
+    const token = env.tokenFor(owner.actor);
+    const opsToken = env.tokenFor(asOps());
+    const carId = (await env.call('POST', '/api/cars', { token, body: REST_CAR })).json.Car.Id;
+    const before = await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    expect(before.json.Car.Model).toBe('Corolla');
+    const write = (model: string, query: string) =>
+      env.call('POST', '/graphql', { token, body: { query, variables: { id: carId, model } } });
+    // A named fragment on Mutation, as some clients write every mutation.
+    const spread = await write(
+      'Camry',
+      'mutation($id: UUID!, $model: String) { ...W } fragment W on Mutation { updateCar(id: $id, input: { model: $model }) { id model } }',
+    );
+    expect(spread.json.data.updateCar.model).toBe('Camry');
+    const after = await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    expect(after.json.Car.Model).toBe('Camry');
+    // An inline fragment inside a named one.
+    await write(
+      'Yaris',
+      'mutation($id: UUID!, $model: String) { ...W } fragment W on Mutation { ... on Mutation { u: updateCar(id: $id, input: { model: $model }) { id } } }',
+    );
+    expect((await env.call('GET', `/api/cars/${carId}`, { token: opsToken })).json.Car.Model).toBe('Yaris');
   });
 });
