@@ -116,6 +116,26 @@ describe('shared by instances through Redis', () => {
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
+
+  it('sign-ups aliased in one /graphql document count in the shared sign-up class, all or nothing', async () => {
+    const signUps = (n: number, tag: string) =>
+      `mutation { ${Array.from({ length: n }, (_, i) => `s${i}: createUserAccount(input: { username: "${tag}${i}@example.com", password: "a long and unusual passphrase", firstName: "A", lastName: "B" }) { id }`).join(' ')} }`;
+    const three = await a.call('POST', '/graphql', { body: { query: signUps(3, 'shared3-') } });
+    expect(three.status).toBe(429);
+    expect(three.json.errors[0].extensions.code).toBe('TooManyRequests');
+    const two = await b.call('POST', '/graphql', { body: { query: signUps(2, 'shared2-') } });
+    expect(two.status).toBe(200);
+    expect(Object.keys(two.json.data)).toEqual(['s0', 's1']);
+    const rest = await a.call('POST', '/api/useraccounts', {
+      body: {
+        Username: 'shared-rest@example.com',
+        Password: 'a long and unusual passphrase',
+        FirstName: 'A',
+        LastName: 'B',
+      },
+    });
+    expect(rest.status).toBe(429);
+  });
 });
 
 describe('the window', () => {
