@@ -76,6 +76,8 @@ export interface App {
   contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
   limits: GraphQLLimits;
+  /** Makes the REST cache stale after mutations run outside Apollo (graphql-ws): told their root fields. */
+  afterMutation(fields: readonly string[]): Promise<void>;
   /** The rate limits of CONTRACT §28 for a graphql-ws operation: its refusal, if any. */
   countOperation: ReturnType<typeof operationLimits>;
   stop(): Promise<void>;
@@ -98,6 +100,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // The authorization server and /graphql answer a 429 in their own terms.
     refuse: (ctx, message, retryAfter) => oauth429(ctx, message) || graphql429(ctx, message, retryAfter),
   });
+  const staleAfter = staleAfterMutations(schema, restCache);
   const graphql = await createGraphQL({
     schema,
     orm,
@@ -109,7 +112,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     maxCost: config.GRAPHQL_MAX_COST,
     heapCeilingMb: config.HEAP_CEILING_MB,
     // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here.
-    afterMutation: staleAfterMutations(schema, restCache),
+    afterMutation: staleAfter,
     // CONTRACT §28: each mutation root field of a /graphql document counts, not only the request.
     countActions: limits.actions,
   });
@@ -173,6 +176,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     contextFor: graphql.contextFor,
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),
+    afterMutation: staleAfter,
     async stop() {
       await graphql.stop();
       await redis.close();

@@ -11,6 +11,7 @@ import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { MAX_ACTIVE_OPERATIONS, overActiveLimit, tooManyRequests } from './graphql/action-limits.js';
 import { refusalOf } from './graphql/limits.guard.js';
+import { mutationRootFields } from './graphql/mutation-fields.js';
 import { subjectOf } from './http/caller.js';
 import { responseStatus, statusOf } from './shared/errors.js';
 
@@ -109,6 +110,11 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
         if (!refusal) return undefined;
         const { http: _http, ...extensions } = refusal.extensions;
         return [new GraphQLError(refusal.message, { extensions })];
+      },
+      // graphql-ws runs a mutation itself, outside Apollo: it makes the REST cache stale here, before its answer.
+      onOperation: async (_ctx, _id, _payload, args) => {
+        const fields = mutationRootFields(args.document, args.operationName);
+        if (fields.length > 0) await app.afterMutation(fields);
       },
       context: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;

@@ -1,9 +1,12 @@
 // The REST cache is made stale in one place: the GraphQL server's mutation hook, told about every mutation
-// whichever way it came. The facade's own handler never invalidates, so a REST write bumps its tags once.
+// whichever way it came (fragments and graphql-ws included). The facade's own handler never invalidates, so a
+// REST write bumps its tags once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createClient } from 'graphql-ws';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { ResponseCache } from '../../rest-facade/cache.js';
 import { createFacade } from '../../rest-facade/facade.js';
 import { staleAfterMutations } from '../../rest-facade/invalidation.js';
@@ -102,7 +105,7 @@ describe('a REST write', () => {
   });
 });
 
-describe('a mutation through /graphql inside fragments', () => {
+describe('a mutation inside fragments, through /graphql or graphql-ws', () => {
   const env = useRest();
 
   it('makes the cached REST GET of what it changed fresh, for another caller too', async () => {
@@ -128,5 +131,23 @@ describe('a mutation through /graphql inside fragments', () => {
       'mutation($id: UUID!, $model: String) { ...W } fragment W on Mutation { ... on Mutation { u: updateCar(id: $id, input: { model: $model }) { id } } }',
     );
     expect((await env.call('GET', `/api/cars/${carId}`, { token: opsToken })).json.Car.Model).toBe('Yaris');
+
+    // graphql-ws runs mutations outside Apollo: the same, there.
+    const client = createClient({
+      url: `${env.origin.replace('https', 'wss')}/graphql`,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string, protocols?: string | string[]) {
+          super(address, protocols, { ca: env.service.cert });
+        }
+      },
+      connectionParams: { Authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
+    const query = `mutation { ...W } fragment W on Mutation { updateCar(id: "${carId}", input: { model: "Prius" }) { id } }`;
+    await new Promise((done, fail) =>
+      client.subscribe({ query }, { next: () => undefined, error: fail, complete: () => done(undefined) }),
+    );
+    await client.dispose();
+    expect((await env.call('GET', `/api/cars/${carId}`, { token: opsToken })).json.Car.Model).toBe('Prius');
   });
 });
