@@ -4,10 +4,19 @@
 import type { IncomingMessage } from 'node:http';
 import { type DocumentNode, GraphQLError, parse } from 'graphql';
 import type Koa from 'koa';
-import type { ActionSubject, CountActions } from '../../rest-facade/ratelimit.actions.js';
 import type { RequestCaller } from '../http/caller.js';
 import { MAX_DOCUMENT_BYTES } from './limits.js';
 import { mutationRootFields } from './mutation-fields.js';
+
+/**
+ * The rate limiter's count of an operation's mutation root fields (rest-facade/ratelimit.actions.ts, handed over by
+ * the composition root): `counted` when the transport has counted the operation once already (an HTTP request).
+ */
+export type CountActions = (
+  who: { ip: string; subject: string | null },
+  fields: readonly string[],
+  counted: boolean,
+) => Promise<{ passed: boolean; retryAfter: number; own?: { remaining: number; reset: number } }>;
 
 /** Operations (subscriptions, and queries still running) one graphql-ws connection may hold at once. */
 export const MAX_ACTIVE_OPERATIONS = 100;
@@ -86,8 +95,7 @@ export function operationLimits(count: CountActions, trustProxy: boolean) {
   ): Promise<GraphQLError | undefined> => {
     const ip =
       (trustProxy ? firstOf(request.headers['x-forwarded-for']) : '') || request.socket.remoteAddress;
-    const who: ActionSubject = { ip: ip ?? '', subject };
-    const verdict = await count(who, mutationFieldsOf(payload), false);
+    const verdict = await count({ ip: ip ?? '', subject }, mutationFieldsOf(payload), false);
     if (verdict.passed) return undefined;
     return tooManyRequests(`Too many requests; retry in ${verdict.retryAfter} s`, verdict.retryAfter);
   };
