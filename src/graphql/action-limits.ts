@@ -2,9 +2,11 @@
 // before anything runs (/graphql: 429 and nothing executed; graphql-ws: an `error` message, the connection open),
 // every graphql-ws operation counted, and at most 100 operations active on one connection.
 import type { IncomingMessage } from 'node:http';
+import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { type DocumentNode, GraphQLError, parse } from 'graphql';
 import type Koa from 'koa';
-import type { RequestCaller } from '../http/caller.js';
+import { subjectOf } from '../http/caller.js';
+import type { Context } from './context.js';
 import { MAX_DOCUMENT_BYTES } from './limits.js';
 import { mutationRootFields } from './mutation-fields.js';
 
@@ -26,12 +28,13 @@ interface GraphQLParams {
   operationName?: unknown;
 }
 
+/** A graphql-ws refusal (no HTTP header to carry Retry-After there: `retryAfterSeconds` says it). */
 export const tooManyRequests = (message: string, retryAfter?: number): GraphQLError =>
   new GraphQLError(message, {
     extensions: { code: 'TooManyRequests', ...(retryAfter ? { retryAfterSeconds: retryAfter } : {}) },
   });
 
-/** The mutation root fields of a request's document; none for a query, or a document that does not parse. */
+/** The mutation root fields of a graphql-ws operation; none for a query, or a document that does not parse. */
 function mutationFieldsOf(params: GraphQLParams): string[] {
   const { query, operationName } = params;
   // Only a mutation has fields to count: a document without the word is not parsed here.
@@ -46,39 +49,48 @@ function mutationFieldsOf(params: GraphQLParams): string[] {
   return mutationRootFields(document, typeof operationName === 'string' ? operationName : undefined);
 }
 
-/** Koa, in front of Apollo on /graphql: the request counted one already; its further mutation fields count here. */
-export function graphqlActionLimits(count: CountActions): Koa.Middleware {
-  return async (ctx, next) => {
-    const params: GraphQLParams =
-      ctx.method === 'GET'
-        ? (ctx.query as GraphQLParams)
-        : ((ctx.request as { body?: GraphQLParams }).body ?? {});
-    const fields = mutationFieldsOf(params);
-    if (fields.length === 0) return next();
-    const caller = ctx.state.caller as RequestCaller | undefined;
-    const subject = caller && caller.refused === undefined ? caller.subject : null;
-    const verdict = await count({ ip: ctx.ip, subject }, fields, true);
-    if (verdict.own) {
-      ctx.set('RateLimit-Remaining', String(verdict.own.remaining));
-      ctx.set('RateLimit-Reset', String(verdict.own.reset));
-    }
-    if (verdict.passed) return next();
-    answerTooManyRequests(ctx, `Too many requests; retry in ${verdict.retryAfter} s`, verdict.retryAfter);
+/**
+ * Apollo, for /graphql: the request counted one already; its further mutation fields count here, once the
+ * operation is known (through fragments, and for a persisted query sent by its hash alone) and before it runs.
+ * The clients in this process carry no `clientIp` and are not counted again.
+ */
+export function actionLimitsPlugin(count: CountActions): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation(rc) {
+          const { clientIp, actor } = rc.contextValue;
+          if (clientIp === undefined || rc.operation?.operation !== 'mutation') return;
+          const fields = mutationRootFields(rc.document, rc.operationName);
+          if (fields.length === 0) return;
+          const verdict = await count({ ip: clientIp, subject: subjectOf(actor) }, fields, true);
+          if (verdict.own) {
+            rc.response.http.headers.set('ratelimit-remaining', String(verdict.own.remaining));
+            rc.response.http.headers.set('ratelimit-reset', String(verdict.own.reset));
+          }
+          if (verdict.passed) return;
+          const message = `Too many requests; retry in ${verdict.retryAfter} s`;
+          throw new GraphQLError(message, {
+            extensions: {
+              code: 'TooManyRequests',
+              http: { status: 429, headers: new HeaderMap([['retry-after', String(verdict.retryAfter)]]) },
+            },
+          });
+        },
+      };
+    },
   };
-}
-
-function answerTooManyRequests(ctx: Koa.Context, message: string, retryAfter: number): void {
-  ctx.status = 429;
-  ctx.type = 'application/json';
-  ctx.set('Retry-After', String(retryAfter));
-  ctx.body = { errors: [{ message, extensions: tooManyRequests(message, retryAfter).extensions }] };
 }
 
 /** The rate limiter's 429 on /graphql, in the GraphQL shape (`errors[0].extensions.code`); false elsewhere. */
 export function graphqlTooManyRequests(path: string) {
   return (ctx: Koa.Context, message: string, retryAfter: number): boolean => {
     if (ctx.path !== path) return false;
-    answerTooManyRequests(ctx, message, retryAfter);
+    ctx.status = 429;
+    ctx.type = 'application/json';
+    ctx.set('Retry-After', String(retryAfter));
+    // As formatError shapes the same refusal of a document's mutation fields (actionLimitsPlugin).
+    ctx.body = { errors: [{ message, extensions: { code: 'TooManyRequests', errors: [] } }] };
     return true;
   };
 }

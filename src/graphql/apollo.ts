@@ -1,6 +1,6 @@
 // The Apollo server behind /graphql and the in-process GraphQL clients: compiled execution, the limits of
 // CONTRACT §13, error masking, metrics, and the announcement of mutations to the REST facade's cache.
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import { bearerChallengePlugin } from '../access/challenge.js';
@@ -21,6 +21,8 @@ export interface ApolloDeps {
   metrics: Metrics;
   /** Told the root fields of every mutation once it has run. */
   afterMutation(fields: string[]): Promise<void>;
+  /** Run after the limits have accepted an operation, before it executes (the rate limits of its fields). */
+  plugins?: ApolloServerPlugin<Context>[];
 }
 
 export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Context>> {
@@ -36,6 +38,7 @@ export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Contex
       // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
       ApolloServerPluginCacheControlDisabled(),
       limitsPlugin(deps.limits, deps.gate, formatError),
+      ...(deps.plugins ?? []),
       deps.metrics.graphqlPlugin,
       bearerChallengePlugin<Context>(),
       // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.

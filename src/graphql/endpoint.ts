@@ -15,7 +15,7 @@ import { actorOf, type RequestCaller } from '../http/caller.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
-import { type CountActions, graphqlActionLimits } from './action-limits.js';
+import { actionLimitsPlugin, type CountActions } from './action-limits.js';
 import { startApollo } from './apollo.js';
 import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
@@ -105,6 +105,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     gate,
     metrics: deps.metrics,
     afterMutation: deps.afterMutation,
+    plugins: deps.countActions ? [actionLimitsPlugin(deps.countActions)] : [],
   });
   const execute = inProcessExecutor({ schema, compiled, gate, apollo, contextFor: contextOf });
 
@@ -113,7 +114,9 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     // A bad token is an HTTP 401 with its RFC 6750 challenge, not a 500.
     context: async ({ ctx }) => {
       try {
-        return contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+        const context = contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+        context.clientIp = ctx.ip;
+        return context;
       } catch (e) {
         throw asHttpError(e);
       }
@@ -123,7 +126,6 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     '/graphql',
     bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] }),
     graphqlLimits(schema, limits),
-    ...(deps.countActions ? [graphqlActionLimits(deps.countActions)] : []),
     spliceHeldText,
     graphql as unknown as Koa.Middleware,
   );

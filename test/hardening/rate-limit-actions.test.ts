@@ -1,7 +1,7 @@
 // CONTRACT §28 "Rate limits count actions, not requests" and WebSocket frames: each mutation root field counts
 // (aliases and fragments included, sign-ups in the sign-up class), each graphql-ws operation counts, a connection
 // holds at most 100 active operations, and a frame over 1 MiB closes the connection with 1009 unread.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -169,5 +169,21 @@ describe('/graphql', () => {
       body: { query: `{ profile(id: "${other.profileId}") { description } }` },
     });
     expect(profile.json.data.profile.description).not.toBe('twenty-one');
+  });
+
+  it('a persisted query sent by its hash alone counts its mutation fields too', async () => {
+    const query = `mutation { ${Array.from({ length: 5 }, (_, i) => `p${i}: _ping`).join(' ')} }`;
+    const persisted = {
+      persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') },
+    };
+    const token = env.tokenFor(asUser(randomUUID()));
+    const first = await env.call('POST', '/graphql', { token, body: { query, extensions: persisted } });
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const again = await env.call('POST', '/graphql', { token, body: { extensions: persisted } });
+      expect(Object.keys(again.json.data)).toHaveLength(5);
+    }
+    // 4 × 5 = 20 units: the limit is used up.
+    expect((await env.call('POST', '/graphql', { token, body: { query: '{ _ping }' } })).status).toBe(429);
   });
 });

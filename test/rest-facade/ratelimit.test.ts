@@ -83,6 +83,9 @@ describe('in memory', () => {
     const gql = await env.call('POST', '/graphql', { body: { query: '{ _ping }' } });
     expect(gql.status).toBe(429);
     expect(gql.headers.get('ratelimit-limit')).toBe('2');
+    // In the GraphQL shape there, as the refusal of a document's mutation fields (CONTRACT §28).
+    expect(gql.json.errors[0].extensions.code).toBe('TooManyRequests');
+    expect(gql.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
 
