@@ -2,11 +2,14 @@
 // sign-in, sign-up and token POSTs per client IP; every other request per caller (token subject, or IP when
 // anonymous), as the edge left it on `ctx.state.caller`.
 // RateLimit-* headers on every response; 429 with Retry-After and a TooManyRequests body in the negotiated format.
+// GraphQL operations count their mutation root fields on top (CONTRACT §28, ratelimit.actions.ts).
 import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
 import { dtoName } from './dto.js';
 import { type ErrorTable, restError } from './errors.js';
+import { type CountActions, countActions, SIGN_UP_OPERATION } from './ratelimit.actions.js';
+import { MemoryWindows, takeInMemory, takeInRedis } from './ratelimit.store.js';
 import { callerOf, formatOrJson, sendError } from './respond.js';
 
 export interface RateLimitOptions {
@@ -24,11 +27,13 @@ export interface RateLimitOptions {
   /** Told when the counters cannot be reached; the request then goes through uncounted (fail open). */
   onStoreError?(err: unknown): void;
   /** Answers a 429 in another shape (the authorization server's); returns false to leave it to the facade. */
-  refuse?(ctx: Koa.Context, message: string): boolean;
+  refuse?(ctx: Koa.Context, message: string, retryAfter: number): boolean;
+  /** Keys (callers, addresses) counted in memory at most; the oldest window is forgotten past it. */
+  memoryKeys?: number;
 }
 
 /** Sign-up by its predefined routes too (CONTRACT §16): `/api/CreateUserAccount`, `/json/reply/CreateUserAccount`. */
-const SIGN_UP = dtoName({ method: 'POST', operation: 'createUserAccount' }, 'one');
+const SIGN_UP = dtoName({ method: 'POST', operation: SIGN_UP_OPERATION }, 'one');
 
 const AUTH_POSTS = [
   /^\/api\/useraccounts\/?$/i,
@@ -85,32 +90,8 @@ export interface RateLimiter {
    * the middleware counts it; absent when the counters are shared in Redis, where only the middleware counts.
    */
   count?(who: RateSubject): RateVerdict;
-}
-
-/**
- * Fixed windows in this process's memory, counted as koa-ratelimit's memory driver counts them (the first request
- * of a window sees the whole allowance; a refused request leaves the count at 0), without its per-request objects.
- */
-class MemoryCounts {
-  readonly #windows = new Map<string, { remaining: number; endsAt: number }>();
-  constructor(readonly windowMs: number) {}
-
-  take(key: string, max: number, now: number): { remaining: number; endsAt: number } {
-    const w = this.#windows.get(key);
-    if (w === undefined || w.endsAt < now) {
-      // Windows that ended are dropped from time to time, so the map does not grow with every address ever seen.
-      if (w === undefined && this.#windows.size >= 10_000) this.#sweep(now);
-      const fresh = { remaining: max, endsAt: now + this.windowMs };
-      this.#windows.set(key, fresh);
-      return fresh;
-    }
-    w.remaining = w.remaining > 0 ? w.remaining - 1 : 0;
-    return w;
-  }
-
-  #sweep(now: number): void {
-    for (const [key, w] of this.#windows) if (w.endsAt < now) this.#windows.delete(key);
-  }
+  /** Counts a GraphQL operation's mutation root fields (CONTRACT §28), in memory or in Redis like the requests. */
+  actions: CountActions;
 }
 
 const classOf = (who: RateSubject, isAuth: (method: string, path: string) => boolean) => {
@@ -132,29 +113,44 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
   const max = { auth: opts.authPerMinute, caller: opts.perMinute, anonymous: opts.anonymousPerMinute };
   const refuse = (ctx: Koa.Context, retryAfter: number) => {
     const message = `Too many requests; retry in ${retryAfter} s`;
-    if (!opts.refuse?.(ctx, message)) {
+    if (!opts.refuse?.(ctx, message, retryAfter)) {
       const e = restError('TooManyRequests', message, { RetryAfterSeconds: retryAfter });
       sendError(ctx, e, formatOrJson(ctx), opts.publicUrl, opts.errors);
     }
     ctx.set('Retry-After', String(retryAfter));
   };
-  if (opts.redis) return { middleware: redisLimits(opts, opts.redis, duration, isAuth, refuse) };
+  if (opts.redis) {
+    const redis = opts.redis;
+    return {
+      middleware: redisLimits(opts, redis, duration, isAuth, refuse),
+      actions: countActions(opts, duration, (takes) =>
+        takeInRedis(
+          redis,
+          duration,
+          takes.map((t) => ({ ...t, key: `ratelimit:${t.key}` })),
+        ),
+      ),
+    };
+  }
 
-  const counts = new MemoryCounts(duration);
+  // The first request of a window sees the whole allowance; a refused request takes nothing (as koa-ratelimit's
+  // memory driver counts).
+  const windows = new MemoryWindows(duration, opts.memoryKeys);
   const count = (who: RateSubject): RateVerdict => {
     const { cls, key } = classOf(who, isAuth);
     const now = Date.now();
-    const w = counts.take(`${cls}:${key}`, max[cls], now);
-    const passed = w.remaining > 0;
+    const taken = takeInMemory(windows, [{ key: `${cls}:${key}`, max: max[cls], units: 1 }], now);
+    const w = taken.windows[0]!;
     return {
       limit: max[cls],
-      remaining: passed ? w.remaining - 1 : 0,
+      remaining: w.remaining,
       reset: secondsUntil(w.endsAt, duration, now),
-      passed,
+      passed: taken.passed,
     };
   };
   return {
     count,
+    actions: countActions(opts, duration, (takes) => takeInMemory(windows, takes, Date.now())),
     async middleware(ctx, next) {
       const v = count({ method: ctx.method, path: ctx.path, ip: ctx.ip, caller: callerOf(ctx) });
       ctx.set('RateLimit-Limit', String(v.limit));

@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { createDashboard } from './dashboard/server.js';
 import type { Orm } from './db/orm.js';
 import { createEdge } from './edge.js';
+import { graphqlTooManyRequests, operationLimits } from './graphql/action-limits.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQL } from './graphql/endpoint.js';
 import type { GraphQLLimits } from './graphql/limits.js';
@@ -75,6 +76,10 @@ export interface App {
   contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
   limits: GraphQLLimits;
+  /** Makes the REST cache stale after mutations run outside Apollo (graphql-ws): told their root fields. */
+  afterMutation(fields: readonly string[]): Promise<void>;
+  /** The rate limits of CONTRACT §28 for a graphql-ws operation: its refusal, if any. */
+  countOperation: ReturnType<typeof operationLimits>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +89,18 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Shared by instances through Redis when configured: rate-limit counters and the REST cache's versions.
   const redis = await sharedRedis(config.REDIS_URL, log);
   const restCache = redis.client ? redisCache(redis.client, redis.trouble) : memoryCache();
+  const oauth429 = oauthTooManyRequests(OAUTH_PATH);
+  const graphql429 = graphqlTooManyRequests('/graphql');
+  const limits = rateLimiter({
+    ...rateLimitSettings(config),
+    redis: redis.client,
+    onStoreError: redis.trouble,
+    publicUrl: config.PUBLIC_URL,
+    errors: errorTable,
+    // The authorization server and /graphql answer a 429 in their own terms.
+    refuse: (ctx, message, retryAfter) => oauth429(ctx, message) || graphql429(ctx, message, retryAfter),
+  });
+  const staleAfter = staleAfterMutations(schema, restCache);
   const graphql = await createGraphQL({
     schema,
     orm,
@@ -95,7 +112,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     maxCost: config.GRAPHQL_MAX_COST,
     heapCeilingMb: config.HEAP_CEILING_MB,
     // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here.
-    afterMutation: staleAfterMutations(schema, restCache),
+    afterMutation: staleAfter,
+    // CONTRACT §28: each mutation root field of a /graphql document counts, not only the request.
+    countActions: limits.actions,
   });
   const edge = createEdge({ log, trustProxy: config.TRUST_PROXY, publicUrl: config.PUBLIC_URL });
 
@@ -110,14 +129,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Callers already resolved in front of Koa (not-modified.ts), so that no token is checked twice.
   const callers = new WeakMap<IncomingMessage, RequestCaller>();
   koa.use(identifyCaller(deps.authenticator, callers));
-  const limits = rateLimiter({
-    ...rateLimitSettings(config),
-    redis: redis.client,
-    onStoreError: redis.trouble,
-    publicUrl: config.PUBLIC_URL,
-    errors: errorTable,
-    refuse: oauthTooManyRequests(OAUTH_PATH),
-  });
   koa.use(limits.middleware);
   koa.use(landing(config.PUBLIC_URL));
   koa.use(docs());
@@ -164,6 +175,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     apollo: graphql.apollo,
     contextFor: graphql.contextFor,
     limits: graphql.limits,
+    countOperation: operationLimits(limits.actions, config.TRUST_PROXY),
+    afterMutation: staleAfter,
     async stop() {
       await graphql.stop();
       await redis.close();

@@ -10,7 +10,10 @@ import type { App } from './app.js';
 import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { httpsRequiredMessage } from './edge.js';
+import { MAX_ACTIVE_OPERATIONS, overActiveLimit, tooManyRequests } from './graphql/action-limits.js';
 import { refusalOf } from './graphql/limits.guard.js';
+import { mutationRootFields } from './graphql/mutation-fields.js';
+import { subjectOf } from './http/caller.js';
 import { responseStatus, statusOf } from './shared/errors.js';
 
 export interface ListenOptions {
@@ -33,6 +36,8 @@ export interface Listeners {
 /** Shutdown: requests in flight get this long to finish; WebSocket peers this long to answer the goodbye. */
 const HTTP_DRAIN_MS = 10_000;
 const WS_DRAIN_MS = 3_000;
+/** The largest WebSocket frame (message) read, as the largest HTTP body (CONTRACT §28, §13). */
+const MAX_FRAME_BYTES = 1024 * 1024;
 
 function listenOn(server: http.Server | https.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -74,7 +79,11 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   const secureDrain = drainOf(secure);
   const plainDrain = drainOf(plain);
 
-  const wss = new WebSocketServer({ server: secure, path: '/graphql' });
+  // CONTRACT §28: a frame over 1 MiB closes the connection with 1009 as its header is read, before any of it is
+  // parsed (ws's default would take 100 MiB, unauthenticated).
+  const wss = new WebSocketServer({ server: secure, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
+  // The token subject each connection was opened with, for the rate limits (CONTRACT §28).
+  const subjects = new WeakMap<object, string | null>();
   const ws = useServer<Record<string, unknown>>(
     {
       schema,
@@ -83,19 +92,31 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
         try {
           // CONTRACT §8: a missing token closes the connection like a bad one.
           if (typeof auth !== 'string' || auth.trim() === '') throw new Error('no token');
-          await app.contextFor(auth);
+          subjects.set(ctx, subjectOf((await app.contextFor(auth)).actor));
           return true;
         } catch {
           ctx.extra.socket.close(4401, 'Unauthorized');
           return false;
         }
       },
-      // CONTRACT §13: an operation over the limits gets an `error` message; the connection stays open.
-      onSubscribe: (_ctx, _id, payload) => {
+      // CONTRACT §13 and §28: an operation over the limits or the rate limits gets an `error` message; the
+      // connection stays open.
+      onSubscribe: async (ctx, _id, payload) => {
+        // Before any await: subscribe messages arriving together are each checked with those before them counted.
+        const crowded = overActiveLimit(ctx.subscriptions);
+        const rate = await app.countOperation(ctx.extra.request, subjects.get(ctx) ?? null, payload);
+        if (rate) return [rate];
+        if (crowded)
+          return [tooManyRequests(`A connection holds at most ${MAX_ACTIVE_OPERATIONS} active operations`)];
         const refusal = refusalOf(schema, app.limits, payload);
         if (!refusal) return undefined;
         const { http: _http, ...extensions } = refusal.extensions;
         return [new GraphQLError(refusal.message, { extensions })];
+      },
+      // graphql-ws runs a mutation itself, outside Apollo: it makes the REST cache stale here, before its answer.
+      onOperation: async (_ctx, _id, _payload, args) => {
+        const fields = mutationRootFields(args.document, args.operationName);
+        if (fields.length > 0) await app.afterMutation(fields);
       },
       context: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
@@ -104,6 +125,14 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     },
     wss,
   );
+
+  // graphql-ws prints every socket error to stderr as an "internal error" of ours, with its stack. The errors ws
+  // emits are the client's protocol faults (a frame over the limit, bad UTF-8), each already answered by closing
+  // with its code (1009, 1007): its listener (registered before this one) gives way to one that ignores them.
+  wss.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', () => undefined);
+  });
 
   const port = await listenOn(secure, opts.port, opts.host);
   const httpPort = await listenOn(plain, opts.httpPort, opts.host);

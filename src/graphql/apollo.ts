@@ -1,6 +1,6 @@
 // The Apollo server behind /graphql and the in-process GraphQL clients: compiled execution, the limits of
 // CONTRACT §13, error masking, metrics, and the announcement of mutations to the REST facade's cache.
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import { bearerChallengePlugin } from '../access/challenge.js';
@@ -12,6 +12,7 @@ import { documentStore } from './document-store.js';
 import { formatError, unexpectedErrorsPlugin } from './errors.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { type GraphQLLimits, limitsPlugin } from './limits.js';
+import { mutationRootFields } from './mutation-fields.js';
 
 export interface ApolloDeps {
   schema: GraphQLSchema;
@@ -21,6 +22,8 @@ export interface ApolloDeps {
   metrics: Metrics;
   /** Told the root fields of every mutation once it has run. */
   afterMutation(fields: string[]): Promise<void>;
+  /** Run after the limits have accepted an operation, before it executes (the rate limits of its fields). */
+  plugins?: ApolloServerPlugin<Context>[];
 }
 
 export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Context>> {
@@ -37,6 +40,7 @@ export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Contex
       // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
       ApolloServerPluginCacheControlDisabled(),
       limitsPlugin(deps.limits, deps.gate, formatError),
+      ...(deps.plugins ?? []),
       deps.metrics.graphqlPlugin,
       bearerChallengePlugin<Context>(),
       // A mutation through GraphQL (the dashboard, internal apps) makes the REST facade's cached GETs stale too.
@@ -44,11 +48,9 @@ export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Contex
         async requestDidStart() {
           return {
             async willSendResponse(rc) {
-              if (rc.operation?.operation !== 'mutation') return;
-              const fields = rc.operation.selectionSet.selections.flatMap((s) =>
-                s.kind === 'Field' ? [s.name.value] : [],
-              );
-              await deps.afterMutation(fields);
+              if (rc.operation?.operation !== 'mutation' || !rc.document) return;
+              // Through fragments too: `mutation { ...W } fragment W on Mutation { updateCar(…) }` changes a car.
+              await deps.afterMutation(mutationRootFields(rc.document, rc.operationName));
             },
           };
         },

@@ -14,6 +14,11 @@ export interface Context {
   loaders: Map<string, unknown>;
   /** Work to run once the mutation's transaction has committed (publishing events). */
   afterCommit: (() => Promise<void> | void)[];
+  /**
+   * The /graphql request's client address, for the rate limits of its mutation fields (CONTRACT §28); absent for
+   * the clients in this process (the facade, the dashboard), counted by their own HTTP request.
+   */
+  clientIp?: string;
 }
 
 /** What a domain command needs of a request: its unit of work, who asks, and the time. */

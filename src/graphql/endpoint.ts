@@ -14,6 +14,7 @@ import { actorOf, type RequestCaller } from '../http/caller.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import { actionLimitsPlugin, type CountActions } from './action-limits.js';
 import { startApollo } from './apollo.js';
 import { graphqlBody } from './body.js';
 import { CompiledDocuments } from './compiled.js';
@@ -38,6 +39,8 @@ export interface GraphQLDeps {
   heapCeilingMb?: number | undefined;
   /** Told the root fields of every mutation once it has run, whichever client ran it. */
   afterMutation(fields: string[]): Promise<void>;
+  /** The rate limits' count of a document's mutation fields (CONTRACT §28); /graphql counts none when absent. */
+  countActions?: CountActions | undefined;
 }
 
 export type InProcessResult = Awaited<ReturnType<ReturnType<typeof inProcessExecutor>>>;
@@ -102,6 +105,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     gate,
     metrics: deps.metrics,
     afterMutation: deps.afterMutation,
+    plugins: deps.countActions ? [actionLimitsPlugin(deps.countActions)] : [],
   });
   const execute = inProcessExecutor({ schema, compiled, gate, apollo, contextFor: contextOf });
 
@@ -110,7 +114,9 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     // A bad token is an HTTP 401 with its RFC 6750 challenge, not a 500.
     context: async ({ ctx }) => {
       try {
-        return contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+        const context = contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+        context.clientIp = ctx.ip;
+        return context;
       } catch (e) {
         throw asHttpError(e);
       }

@@ -17,9 +17,12 @@ export interface RequestCaller {
   refused?: unknown;
 }
 
+/** Who the rate limits count a caller as (CONTRACT §10: the token subject); null when anonymous. */
+export const subjectOf = (actor: Actor): string | null => (actor.id ? `${actor.kind}:${actor.id}` : null);
+
 const callerOfActor = (actor: Actor): RequestCaller => ({
   actor,
-  subject: actor.id ? `${actor.kind}:${actor.id}` : null,
+  subject: subjectOf(actor),
   key: `${actor.kind}:${actor.id ?? ''}:${actor.roles.join(' ')}:${actor.scopes.join(' ')}`,
 });
 

@@ -150,6 +150,7 @@ Besides the errors listed with each operation, any request may answer \`406 Unsu
 Rate limits, per one-minute window: ${g.perMinute} requests per token subject, ${g.anonymousPerMinute} per
 client IP without a token, and ${g.authPerMinute} sign-in, sign-up and token requests per client IP. Every
 response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; a \`429\` carries \`Retry-After\`
-(seconds).
+(seconds). Limits count actions: each mutation field of a GraphQL document counts one request (sign-ups in the
+sign-up class), each graphql-ws operation one, and a graphql-ws connection holds at most 100 active operations.
 `;
 }

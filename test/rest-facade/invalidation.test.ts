@@ -1,15 +1,21 @@
 // The REST cache is made stale in one place: the GraphQL server's mutation hook, told about every mutation
-// whichever way it came. The facade's own handler never invalidates, so a REST write bumps its tags once.
+// whichever way it came (fragments and graphql-ws included). The facade's own handler never invalidates, so a
+// REST write bumps its tags once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createClient } from 'graphql-ws';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { ResponseCache } from '../../rest-facade/cache.js';
 import { createFacade } from '../../rest-facade/facade.js';
 import { staleAfterMutations } from '../../rest-facade/invalidation.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { modules } from '../../src/modules.js';
 import { errorTable } from '../../src/shared/errors.js';
+import { createUser } from '../factories/accounts.js';
+import { asOps } from '../support/actors.js';
+import { REST_CAR, useRest } from './support.js';
 
 const schema = buildSchema(modules);
 
@@ -96,5 +102,52 @@ describe('a REST write', () => {
     } finally {
       await new Promise((ok) => server.close(ok));
     }
+  });
+});
+
+describe('a mutation inside fragments, through /graphql or graphql-ws', () => {
+  const env = useRest();
+
+  it('makes the cached REST GET of what it changed fresh, for another caller too', async () => {
+    const owner = await createUser(env.h);
+    const token = env.tokenFor(owner.actor);
+    const opsToken = env.tokenFor(asOps());
+    const carId = (await env.call('POST', '/api/cars', { token, body: REST_CAR })).json.Car.Id;
+    const before = await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    expect(before.json.Car.Model).toBe('Corolla');
+    const write = (model: string, query: string) =>
+      env.call('POST', '/graphql', { token, body: { query, variables: { id: carId, model } } });
+    // A named fragment on Mutation, as some clients write every mutation.
+    const spread = await write(
+      'Camry',
+      'mutation($id: UUID!, $model: String) { ...W } fragment W on Mutation { updateCar(id: $id, input: { model: $model }) { id model } }',
+    );
+    expect(spread.json.data.updateCar.model).toBe('Camry');
+    const after = await env.call('GET', `/api/cars/${carId}`, { token: opsToken });
+    expect(after.json.Car.Model).toBe('Camry');
+    // An inline fragment inside a named one.
+    await write(
+      'Yaris',
+      'mutation($id: UUID!, $model: String) { ...W } fragment W on Mutation { ... on Mutation { u: updateCar(id: $id, input: { model: $model }) { id } } }',
+    );
+    expect((await env.call('GET', `/api/cars/${carId}`, { token: opsToken })).json.Car.Model).toBe('Yaris');
+
+    // graphql-ws runs mutations outside Apollo: the same, there.
+    const client = createClient({
+      url: `${env.origin.replace('https', 'wss')}/graphql`,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string, protocols?: string | string[]) {
+          super(address, protocols, { ca: env.service.cert });
+        }
+      },
+      connectionParams: { Authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
+    const query = `mutation { ...W } fragment W on Mutation { updateCar(id: "${carId}", input: { model: "Prius" }) { id } }`;
+    await new Promise((done, fail) =>
+      client.subscribe({ query }, { next: () => undefined, error: fail, complete: () => done(undefined) }),
+    );
+    await client.dispose();
+    expect((await env.call('GET', `/api/cars/${carId}`, { token: opsToken })).json.Car.Model).toBe('Prius');
   });
 });

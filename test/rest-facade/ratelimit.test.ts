@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rateLimits } from '../../rest-facade/ratelimit.js';
+import { rateLimiter, rateLimits } from '../../rest-facade/ratelimit.js';
 import { errorTable } from '../../src/shared/errors.js';
 import { createUser } from '../factories/accounts.js';
 import { waitFor } from '../support/wait.js';
@@ -83,6 +83,9 @@ describe('in memory', () => {
     const gql = await env.call('POST', '/graphql', { body: { query: '{ _ping }' } });
     expect(gql.status).toBe(429);
     expect(gql.headers.get('ratelimit-limit')).toBe('2');
+    // In the GraphQL shape there, as the refusal of a document's mutation fields (CONTRACT §28).
+    expect(gql.json.errors[0].extensions.code).toBe('TooManyRequests');
+    expect(gql.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
 
@@ -115,6 +118,26 @@ describe('shared by instances through Redis', () => {
       }
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('sign-ups aliased in one /graphql document count in the shared sign-up class, all or nothing', async () => {
+    const signUps = (n: number, tag: string) =>
+      `mutation { ${Array.from({ length: n }, (_, i) => `s${i}: createUserAccount(input: { username: "${tag}${i}@example.com", password: "a long and unusual passphrase", firstName: "A", lastName: "B" }) { id }`).join(' ')} }`;
+    const three = await a.call('POST', '/graphql', { body: { query: signUps(3, 'shared3-') } });
+    expect(three.status).toBe(429);
+    expect(three.json.errors[0].extensions.code).toBe('TooManyRequests');
+    const two = await b.call('POST', '/graphql', { body: { query: signUps(2, 'shared2-') } });
+    expect(two.status).toBe(200);
+    expect(Object.keys(two.json.data)).toEqual(['s0', 's1']);
+    const rest = await a.call('POST', '/api/useraccounts', {
+      body: {
+        Username: 'shared-rest@example.com',
+        Password: 'a long and unusual passphrase',
+        FirstName: 'A',
+        LastName: 'B',
+      },
+    });
+    expect(rest.status).toBe(429);
   });
 });
 
@@ -151,4 +174,35 @@ describe('the window', () => {
       server.close();
     }
   });
+});
+
+describe('counted in memory', () => {
+  const limiter = (memoryKeys?: number) =>
+    rateLimiter({
+      perMinute: 1,
+      anonymousPerMinute: 1,
+      authPerMinute: 1,
+      publicUrl: 'https://localhost',
+      errors: errorTable,
+      ...(memoryKeys ? { memoryKeys } : {}),
+    });
+  const from = (ip: string) => ({ method: 'GET', path: '/api/cars', ip, caller: undefined });
+
+  it('holds a bounded number of keys: past it, the oldest is forgotten', () => {
+    const count = limiter(3).count!;
+    expect(count(from('10.0.0.1')).passed).toBe(true);
+    expect(count(from('10.0.0.1')).passed).toBe(false);
+    for (const ip of ['10.0.0.2', '10.0.0.3', '10.0.0.4']) expect(count(from(ip)).passed).toBe(true);
+    // 10.0.0.1 made room for 10.0.0.4; 10.0.0.2 is still counted.
+    expect(count(from('10.0.0.1')).passed).toBe(true);
+    expect(count(from('10.0.0.3')).passed).toBe(false);
+  });
+
+  it('a new key costs no walk over the others: 200,000 addresses in a window are counted in seconds', () => {
+    const count = limiter().count!;
+    const started = Date.now();
+    for (let i = 0; i < 200_000; i++) count(from(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`));
+    // Well under a second on an idle machine; a walk over the keys for each new one took minutes.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 120_000);
 });
