@@ -1,7 +1,7 @@
 // Entry point: reads config, starts the service, and shuts down gracefully on SIGTERM/SIGINT.
 import { ConfigError, loadConfig } from './config.js';
 import { startService } from './service.js';
-import { createLogger } from './shared/log.js';
+import { createLogger, flushLogs } from './shared/log.js';
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -65,6 +65,8 @@ try {
     try {
       await service.stop();
       log.info('stopped');
+      // What a slow log consumer has not taken yet is written while the loop still runs (exit would block on it).
+      await flushLogs();
       process.exit(0);
     } catch (err) {
       log.error({ err }, 'error during shutdown');
