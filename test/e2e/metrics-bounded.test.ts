@@ -1,7 +1,8 @@
 // CONTRACT §28: /metrics holds a bounded set of series whatever the requests (routes by template, anything else
 // `unmatched`); scraping it costs the scraper's address nothing; a client that cuts its body short is a 499.
+import { connect as netConnect } from 'node:net';
 import { connect } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseMetrics } from '../support/metrics.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitFor } from '../support/wait.js';
@@ -64,16 +65,18 @@ async function sendJunk(count: number): Promise<Set<number>> {
   return statuses;
 }
 
+/** A TLS connection to the service, for requests no HTTP client would make. */
+async function rawConnection() {
+  const tcp = netConnect({ host: '127.0.0.1', port: Number(new URL(svc.origin).port) });
+  const socket = connect({ socket: tcp, servername: 'localhost', ca: svc.service.cert });
+  await new Promise<void>((ok, fail) => socket.once('secureConnect', ok).once('error', fail));
+  return Object.assign(socket, { tcp });
+}
+
 /** Sends headers announcing a 1000-byte body, then 10 bytes, then cuts the connection. */
 async function abortBody(path: string): Promise<void> {
   const url = new URL(svc.origin);
-  const socket = connect({
-    host: '127.0.0.1',
-    port: Number(url.port),
-    servername: 'localhost',
-    ca: svc.service.cert,
-  });
-  await new Promise<void>((ok, fail) => socket.once('secureConnect', ok).once('error', fail));
+  const socket = await rawConnection();
   socket.write(
     `POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"Name":"x`,
   );
@@ -103,6 +106,28 @@ describe('a client that cuts its request body short', () => {
       expect(logs.some((l) => l.msg === 'request' && l.path === path && l.status === 499)).toBe(true);
     },
   );
+});
+
+describe('a client that resets its connection mid-answer', () => {
+  it('is logged at debug through the JSON log, not printed on stderr', async () => {
+    const printed = vi.spyOn(console, 'error');
+    try {
+      const socket = await rawConnection();
+      // Megabytes of JavaScript, which the client stops reading after the first bytes.
+      socket.write(`GET /docs/assets/scalar.js HTTP/1.1\r\nHost: ${new URL(svc.origin).host}\r\n\r\n`);
+      await new Promise((r) => socket.once('data', r));
+      socket.pause();
+      // A TCP reset, as a client that crashes or loses its network leaves.
+      socket.tcp.resetAndDestroy();
+      await waitFor(() => logs.some((l) => l.level === 20 && l.msg === 'client went away or was refused'), {
+        what: 'the debug line',
+      });
+      expect(printed).not.toHaveBeenCalled();
+      expect(logs.filter((l) => Number(l.level) >= 50)).toEqual([]);
+    } finally {
+      printed.mockRestore();
+    }
+  });
 });
 
 describe('/metrics', () => {
@@ -136,15 +161,9 @@ describe('/metrics', () => {
     const routes = new Set(requestSamples(text).map((s) => s.labels.route));
     expect(routes).toContain('/api/cars/{Id}');
     expect(routes).toContain('unmatched');
-    for (const route of routes)
-      expect([
-        '/api/cars/{Id}',
-        'unmatched',
-        '/metrics',
-        '/api/cars',
-        '/api/useraccounts',
-        '/graphql',
-      ]).toContain(route);
+    // Besides the junk's: the routes the other cases here asked for.
+    const others = ['/metrics', '/api/cars', '/api/useraccounts', '/graphql', '/docs/assets/scalar.js'];
+    for (const route of routes) expect(['/api/cars/{Id}', 'unmatched', ...others]).toContain(route);
     for (const status of ['400', '401', '429'])
       expect(requestCount(text, { route: '/api/cars/{Id}', status })).toBeGreaterThan(0);
     expect(requestCount(text, { route: 'unmatched', status: '404' })).toBeGreaterThan(0);
