@@ -71,6 +71,8 @@ export interface Revalidation {
   request: ConditionalGet;
   route: Route;
   format: Format;
+  /** The route's template (`/api/cars/{Id}`), for the metrics of a 304 answered in front of Koa. */
+  template: string;
 }
 
 export interface Facade<C extends Caller = Caller> {
@@ -85,6 +87,12 @@ export interface Facade<C extends Caller = Caller> {
    * middleware has more to do (no entry, another representation, a refused token).
    */
   notModified(r: Revalidation, caller: C): Promise<Record<string, string> | undefined>;
+  /**
+   * The route template a request to this path is labelled with (`/api/cars/{Id}`, `/api/GetCar`), whatever its
+   * verb; undefined for a path that is not one of the facade's routes. The middleware also leaves it on
+   * `ctx.state.route`; this is for requests refused before the facade saw them (429s, preflights).
+   */
+  templateOf(method: string, path: string): string | undefined;
   table: RouteTable;
   documents: DocumentCache;
 }
@@ -114,10 +122,18 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
   const referencePath = `${prefix}/openapi.json`;
   const excluded = (path: string) => exclude.some((x) => path === x || path.startsWith(`${x}/`));
 
+  const templateOf = (method: string, path: string): string | undefined => {
+    if (path === referencePath || path === TYPES_PATH) return path;
+    if (!routes.owns(path) || excluded(path)) return undefined;
+    return routes.resolve(method, path)?.template;
+  };
+
   const middleware: Koa.Middleware = async (ctx, next) => {
     const path = ctx.path;
-    if (ctx.method === 'GET' && path === referencePath) return serveReference(ctx);
-    if (ctx.method === 'GET' && path === TYPES_PATH) return serveTypes(ctx);
+    if (ctx.method === 'GET' && (path === referencePath || path === TYPES_PATH)) {
+      ctx.state.route = path;
+      return path === referencePath ? serveReference(ctx) : serveTypes(ctx);
+    }
     if (!routes.owns(path)) return next();
     if (excluded(path)) return next();
     const requestId = (ctx.state.requestId as string | undefined) ?? randomUUID();
@@ -127,6 +143,7 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
       format = negotiate(ctx);
       const match = routes.resolve(ctx.method, path);
       if (!match) throw restError('NotFound', `No route for ${ctx.method} ${path}`);
+      ctx.state.route = match.template;
       if ('allow' in match) {
         const e = restError(
           'MethodNotAllowed',
@@ -141,6 +158,8 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
     } catch (err) {
       const known = asRestError(err, hadToken, deps.errors);
       if (known) return sendError(ctx, known, format, base, deps.errors);
+      // A client that left mid-request (its body cut short) failed nothing here: the edge answers for those.
+      if (ctx.req.destroyed) throw err;
       deps.onError?.(err, requestId);
       const masked = restError('InternalServerError', deps.errors.masked, { RequestId: requestId });
       sendError(ctx, masked, format, base, deps.errors);
@@ -151,7 +170,7 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
    * The route and format of a conditional GET, by path, query and Accept: matching the path against every route
    * and parsing the query for `format` were a tenth of a 304's own work (test/bench, S3).
    */
-  const cachedRoute = memoKeys((raw): { route: Route; format: Format } | null => {
+  const cachedRoute = memoKeys((raw): { route: Route; format: Format; template: string } | null => {
     const [path, querystring, accept] = raw.split('\n') as [string, string, string];
     if (!routes.owns(path) || path === referencePath || excluded(path)) return null;
     let format: Format;
@@ -161,12 +180,12 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
       return null;
     }
     const match = routes.resolve('GET', path);
-    return match && 'route' in match ? { route: match.route, format } : null;
+    return match && 'route' in match ? { route: match.route, format, template: match.template } : null;
   });
   const revalidation = (request: ConditionalGet): Revalidation | undefined => {
     if (!deps.cache) return undefined;
     const found = cachedRoute(`${request.path}\n${request.querystring}\n${request.accept ?? ''}`);
-    return found ? { request, route: found.route, format: found.format } : undefined;
+    return found ? { request, ...found } : undefined;
   };
 
   const notModified = async ({ request, route, format }: Revalidation, caller: C) => {
@@ -176,5 +195,5 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
     return representationHeaders(hit.etag, ttlOf(route));
   };
 
-  return { middleware, revalidation, notModified, table, documents };
+  return { middleware, revalidation, notModified, templateOf, table, documents };
 }

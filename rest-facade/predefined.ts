@@ -18,10 +18,14 @@ export interface Resolver {
 const segmentsOf = (path: string): string[] => path.split('/').filter((s) => s !== '');
 
 export function routeResolver(table: RouteTable, prefix: string): Resolver {
-  const byDto = (method: string, name: string | undefined): Match => {
+  const byDto = (root: string, method: string, name: string | undefined): Match => {
     const route = name === undefined ? undefined : table.byDto(name);
     if (!route) return undefined;
-    return route.def.method === method ? { route, params: new Map() } : { allow: [route.def.method] };
+    // The DTO's own spelling, whatever case the request used.
+    const template = `${root}/${route.dto}`;
+    return route.def.method === method
+      ? { route, params: new Map(), template }
+      : { allow: [route.def.method], template };
   };
   const under = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
 
@@ -30,14 +34,14 @@ export function routeResolver(table: RouteTable, prefix: string): Resolver {
     resolve(method, path) {
       if (under(path, REPLY_PATH)) {
         const rest = segmentsOf(path.slice(REPLY_PATH.length));
-        return rest.length === 1 ? byDto(method, rest[0]) : undefined;
+        return rest.length === 1 ? byDto(REPLY_PATH, method, rest[0]) : undefined;
       }
       const relative = path.slice(prefix.length);
       const pretty = table.match(method, relative);
-      if (pretty) return pretty;
+      if (pretty) return { ...pretty, template: `${prefix}${pretty.template}` };
       // No pretty route has a single segment that is a DTO name: those all begin with a verb.
       const rest = segmentsOf(relative);
-      return rest.length === 1 ? byDto(method, rest[0]) : undefined;
+      return rest.length === 1 ? byDto(prefix, method, rest[0]) : undefined;
     },
   };
 }

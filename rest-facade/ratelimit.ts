@@ -41,6 +41,9 @@ const AUTH_POSTS = [
   /^\/api\/oauth\/token\/?$/i,
   /^\/api\/oauth\/interaction\/[^/]+\/(login|sign-?in)\/?$/i,
 ];
+/** The probes and the metrics scrape: not counted, so a scraper or health check keeps its address's allowance. */
+const UNCOUNTED = new Set(['/healthz', '/readyz', '/metrics']);
+
 export const defaultIsAuthRequest = (method: string, path: string): boolean =>
   method === 'POST' && AUTH_POSTS.some((re) => re.test(path));
 
@@ -152,6 +155,7 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
     count,
     actions: countActions(opts, duration, (takes) => takeInMemory(windows, takes, Date.now())),
     async middleware(ctx, next) {
+      if (UNCOUNTED.has(ctx.path)) return next();
       const v = count({ method: ctx.method, path: ctx.path, ip: ctx.ip, caller: callerOf(ctx) });
       ctx.set('RateLimit-Limit', String(v.limit));
       ctx.set('RateLimit-Remaining', String(v.remaining));
@@ -187,6 +191,7 @@ function redisLimits(
   };
 
   return async (ctx, next) => {
+    if (UNCOUNTED.has(ctx.path)) return next();
     const { cls, key } = classOf(
       { method: ctx.method, path: ctx.path, ip: ctx.ip, caller: callerOf(ctx) },
       isAuth,

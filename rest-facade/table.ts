@@ -30,7 +30,14 @@ export interface Route {
   tags: readonly string[];
 }
 
-export type Match = { route: Route; params: Map<string, string> } | { allow: Method[] } | undefined;
+/**
+ * A path's route, or the verbs its path allows; `template` is the matched row's path as written (`/cars/{Id}`),
+ * which is what the service's metrics label a request with (any path, a bounded set of values).
+ */
+export type Match =
+  | { route: Route; params: Map<string, string>; template: string }
+  | { allow: Method[]; template: string }
+  | undefined;
 
 const statusFor = { GET: 200, POST: 201, PUT: 202, PATCH: 202, DELETE: 204 } as const;
 
@@ -108,6 +115,7 @@ export class RouteTable {
   match(method: string, path: string): Match {
     const parts = path.split('/').filter((s) => s !== '');
     const allow = new Set<Method>();
+    let template: string | undefined;
     for (const route of this.routes) {
       if (route.segments.length !== parts.length) continue;
       const params = new Map<string, string>();
@@ -122,10 +130,11 @@ export class RouteTable {
         }
       });
       if (!ok) continue;
-      if (route.def.method === method) return { route, params };
+      if (route.def.method === method) return { route, params, template: route.def.path };
       allow.add(route.def.method);
+      template ??= route.def.path;
     }
-    return allow.size > 0 ? { allow: [...allow] } : undefined;
+    return template !== undefined ? { allow: [...allow], template } : undefined;
   }
 
   /** The absolute URL of a created resource: its `GET /<plural>/{Id}` route, or the route's `location`. */

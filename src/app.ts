@@ -23,10 +23,12 @@ import { healthRoutes } from './http/health.routes.js';
 import { sliceLargeBodies } from './http/large-bodies.js';
 import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
+import { routerTemplates } from './metrics/labels.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
+import { clientWentAway } from './shared/client-gone.js';
 import type { Clock } from './shared/clock.js';
 import { errorTable } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
@@ -119,9 +121,25 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const edge = createEdge({ log, trustProxy: config.TRUST_PROXY, publicUrl: config.PUBLIC_URL });
 
   const koa = new Koa({ proxy: config.TRUST_PROXY });
-  const routes = (router: Router) => koa.use(router.routes()).use(router.allowedMethods());
+  // What Koa meets outside the middleware (mostly a client that left mid-answer: ECONNRESET writing the body) goes
+  // through the JSON log; Koa's default handler would print it to stderr.
+  koa.on('error', (err: Error & { status?: number; expose?: boolean }, ctx?: Koa.Context) => {
+    const requestId = ctx?.state.requestId as string | undefined;
+    if (clientWentAway(err, ctx?.req) || err.expose || err.status === 404)
+      log.debug({ requestId, reason: err.message }, 'client went away or was refused');
+    else log.error({ err, requestId }, 'unexpected error');
+  });
+  // The routers mounted here, for the route label of a request refused before it reached them (a 429).
+  const routers: Router[] = [];
+  const routes = (router: Router) => {
+    routers.push(router);
+    koa.use(router.routes()).use(router.allowedMethods());
+  };
+  const routerTemplate = routerTemplates(routers);
   koa.use(edge.requestLog);
-  koa.use(metrics.middleware);
+  koa.use(
+    metrics.middleware((method, path) => facade.templateOf(method, path) ?? routerTemplate(method, path)),
+  );
   koa.use(edge.httpsOnly);
   koa.use(edge.errors);
   koa.use(sliceLargeBodies);
@@ -136,6 +154,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   routes(healthRoutes({ orm, metrics, metricsToken: deps.metricsToken }));
   routes(graphql.router);
   if (deps.oauth) {
+    routers.push(deps.oauth.interactions);
     mountAuthServer(koa, deps.oauth);
     // The operators dashboard, signed in through the authorization server as its first-party client.
     const dashboard = { orm, publicUrl: config.PUBLIC_URL, caFile: deps.caFile, clock, log };

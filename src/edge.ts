@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { bearerChallenge } from './access/challenge.js';
 import { isStaticAsset } from './http/static-asset.js';
+import { CLIENT_CLOSED, clientWentAway } from './shared/client-gone.js';
 import { type ErrorCode, isDomainError, MASKED_MESSAGE, responseStatus, statusOf } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 
@@ -13,7 +14,10 @@ export interface Edge {
   requestLog: Koa.Middleware;
   /** Behind a TLS-terminating proxy, a request that reached the proxy over plain HTTP is refused too. */
   httpsOnly: Koa.Middleware;
-  /** Errors that escape a route: domain errors keep their status; anything else is masked and logged. */
+  /**
+   * Errors that escape a route: domain errors keep their status; a client that went away is a 499 logged at debug;
+   * anything else is masked and logged.
+   */
   errors: Koa.Middleware;
   /** The request id of a request carrying this `Request-Id` header (kept when sane, else a new one). */
   requestIdOf(incoming: string | undefined): string;
@@ -87,6 +91,12 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: 
       try {
         await next();
       } catch (err) {
+        // Before the status checks: the body parsers' `request aborted` is a 400 of theirs.
+        if (clientWentAway(err, ctx.req)) {
+          log.debug({ requestId: ctx.state.requestId, reason: (err as Error).message }, 'client went away');
+          ctx.status = CLIENT_CLOSED;
+          return;
+        }
         if (isDomainError(err)) {
           const challenge = bearerChallenge(err.code, err.details.meta);
           if (challenge) ctx.set('WWW-Authenticate', challenge.header);

@@ -3,7 +3,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { busyPortMessage, busyPortOf } from './http/busy-port.js';
 import { startService } from './service.js';
-import { createLogger } from './shared/log.js';
+import { createLogger, flushLogs } from './shared/log.js';
 import { trimEnd } from './shared/trim.js';
 
 let config: ReturnType<typeof loadConfig>;
@@ -79,6 +79,8 @@ try {
     try {
       await service.stop();
       log.info('stopped');
+      // What a slow log consumer has not taken yet is written while the loop still runs (exit would block on it).
+      await flushLogs();
       process.exit(0);
     } catch (err) {
       log.error({ err }, 'error during shutdown');

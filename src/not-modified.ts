@@ -8,8 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from './access/authenticate.js';
 import { durationSince, type Edge } from './edge.js';
 import { callerFor, type RequestCaller } from './http/caller.js';
-import { type Metrics, pathLabel } from './metrics/metrics.js';
-import { boundedMemo } from './shared/memo.js';
+import type { Metrics } from './metrics/metrics.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -20,7 +19,7 @@ export interface CachedAnswers<R> {
     querystring: string;
     accept: string | undefined;
     ifNoneMatch: string;
-  }): (R & { request: { path: string } }) | undefined;
+  }): (R & { request: { path: string }; template: string }) | undefined;
   notModified(r: R, caller: RequestCaller): Promise<Record<string, string> | undefined>;
 }
 
@@ -57,14 +56,12 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
   const count = rateLimiter.count;
   // With counters in Redis only the middleware counts: there is nothing to answer here.
   if (!count) return koa;
-  // Route labels of the paths asked for, as the metrics middleware computes them.
-  const labelOf = boundedMemo(pathLabel);
 
   const revalidate = async (
     req: IncomingMessage,
     res: ServerResponse,
     started: number,
-    r: R & { request: { path: string } },
+    r: R & { request: { path: string }; template: string },
   ) => {
     metrics.arrived();
     const h = req.headers;
@@ -84,7 +81,8 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     if (!rate.passed) return passOn(req, res, caller);
 
     const requestId = edge.requestIdOf(typeof h['request-id'] === 'string' ? h['request-id'] : undefined);
-    metrics.answered(labelOf(path), 'GET', 304, started);
+    // The route's template, as the metrics middleware labels the same request through Koa.
+    metrics.answered(r.template, 'GET', 304, started);
     edge.logRequest({ requestId, method: 'GET', path, status: 304, durationMs: durationSince(started), ip });
     res.writeHead(304, {
       'Request-Id': requestId,

@@ -8,6 +8,7 @@ import type { Orm } from '../db/orm.js';
 import { markStaticAsset } from '../http/static-asset.js';
 import { dashboardClient } from '../oauth/first-party.js';
 import { derivedSecret, loadOAuthKeys } from '../oauth/keys.js';
+import { clientWentAway } from '../shared/client-gone.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Execute } from './api.js';
@@ -77,6 +78,8 @@ export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middlewa
     try {
       await routes(ctx as Parameters<typeof routes>[0], async () => undefined);
     } catch (err) {
+      // A form cut short by a client that left: the edge's to count (499), not an error here.
+      if (clientWentAway(err, ctx.req)) throw err;
       deps.log.error({ err, requestId: ctx.state.requestId }, 'unexpected error in the dashboard');
       return send(
         ctx,

@@ -4,16 +4,21 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type Koa from 'koa';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { firstNames, methodLabel, routeLabel, statusLabel, type TemplateOf } from './labels.js';
 
 export interface Metrics {
   registry: Registry;
-  /** Counts and times every request; labels use the matched route, never raw paths with ids. */
-  middleware: Koa.Middleware;
+  /**
+   * Counts and times every request, labelled by route template (labels.ts), never by raw path; `templateOf` names
+   * the routes of requests refused before any router saw them.
+   */
+  middleware(templateOf?: TemplateOf): Koa.Middleware;
   /**
    * The same for a request answered in front of Koa: `arrived` when it comes in, then `answered` (started at
    * `performance.now()`), or `passedOn` when it goes on to Koa, whose middleware counts it from there.
    */
   arrived(): void;
+  /** `route` is a template (`/api/cars/{Id}`); method and status are reduced to their closed sets here. */
   answered(route: string, method: string, status: number, startedMs: number): void;
   passedOn(): void;
   graphqlPlugin: ApolloServerPlugin;
@@ -23,23 +28,6 @@ export interface Metrics {
   counter(name: string, help: string, labelNames?: string[]): Counter;
   gauge(name: string, help: string, collect: () => Promise<number> | number): Gauge;
 }
-
-const ID_SEGMENT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|\d+)$/i;
-
-/** `/api/cars/0b6…/lock` → `/api/cars/:id/lock`: bounded label values whatever the traffic. */
-export function routeLabel(ctx: Koa.Context): string {
-  const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
-  if (typeof matched === 'string') return matched;
-  if (ctx.status === 404) return 'unmatched';
-  return pathLabel(ctx.path);
-}
-
-/** The label of a path no router matched: its id segments replaced. */
-export const pathLabel = (path: string): string =>
-  path
-    .split('/')
-    .map((s) => (ID_SEGMENT.test(s) ? ':id' : s))
-    .join('/');
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -81,20 +69,24 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  // Operation names are the client's to choose: a closed set of the first ones seen (labels.ts).
+  const operationName = firstNames(200);
+
   const byRequest = new Map<
     string,
     { count: { inc(): void }; latency: { observe(seconds: number): void } }
   >();
 
-  const answered = (route: string, method: string, status: number, startedMs: number) => {
+  const answered = (route: string, rawMethod: string, status: number, startedMs: number) => {
     inFlight -= 1;
+    const method = methodLabel(rawMethod);
     const key = `${route} ${method} ${status}`;
     let series = byRequest.get(key);
     if (!series) {
       // Label sets are hashed once, not on every request: the children are kept (bounded, emptied when full).
       if (byRequest.size >= 2000) byRequest.clear();
       series = {
-        count: requests.labels({ route, method, status: String(status) }),
+        count: requests.labels({ route, method, status: statusLabel(status) }),
         latency: latency.labels({ route, method }),
       };
       byRequest.set(key, series);
@@ -113,13 +105,13 @@ export function createMetrics(): Metrics {
     passedOn() {
       inFlight -= 1;
     },
-    async middleware(ctx, next) {
+    middleware: (templateOf) => async (ctx, next) => {
       const started = performance.now();
       inFlight += 1;
       try {
         await next();
       } finally {
-        answered(routeLabel(ctx), ctx.method, ctx.status, started);
+        answered(routeLabel(ctx, templateOf), ctx.method, ctx.status, started);
       }
     },
     graphqlPlugin: {
@@ -130,7 +122,7 @@ export function createMetrics(): Metrics {
             const failed = body.kind === 'single' && (body.singleResult.errors?.length ?? 0) > 0;
             operations.inc({
               type: rc.operation?.operation ?? 'unknown',
-              name: rc.operationName ?? 'anonymous',
+              name: operationName(rc.operationName ?? 'anonymous'),
               outcome: failed ? 'error' : 'success',
             });
           },

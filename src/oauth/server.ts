@@ -6,6 +6,7 @@ import Provider, { type errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { secretMatches } from '../clientapps/client-secret.js';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
+import { clientWentAway } from '../shared/client-gone.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { purgeExpired } from './adapter.js';
@@ -78,7 +79,12 @@ export async function createAuthServer(deps: {
   provider.on('introspection.error', refused('introspection.error'));
   provider.on('revocation.error', refused('revocation.error'));
   provider.on('authorization.error', refused('authorization.error'));
-  provider.on('server_error', (_ctx, err) => log.error({ err }, 'authorization server error'));
+  provider.on('server_error', (ctx, err) =>
+    // A client that left mid-request is no error of ours (client-gone.ts).
+    clientWentAway(err, ctx?.req)
+      ? log.debug({ reason: err.message }, 'client went away')
+      : log.error({ err }, 'authorization server error'),
+  );
 
   const authenticator = await tokenAuthenticator({ provider, orm, databaseUrl: deps.databaseUrl, log });
   const interactions = interactionRoutes({

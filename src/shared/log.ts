@@ -1,40 +1,9 @@
 // Structured JSON logs on stdout (one line per request, see app.ts). Secrets are redacted by path.
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type Logger, pino } from 'pino';
+import { type LogOutput, logOutput } from './log.output.js';
 
-export type { Logger };
-
-/** Lines held back longer than this are written at once rather than at the end of the turn. */
-const MAX_PENDING = 64 * 1024;
-
-/**
- * Standard output, written once per turn of the event loop: every line logged during a turn goes out in one
- * write at its end. A write per line made each request's log line a system call of its own (about a tenth of a
- * 304's time in the S3 profile, test/bench). A line waits at most for the end of the turn that logged it, and what
- * is pending when the process exits (process.exit included) is written synchronously first.
- */
-function stdoutByTurn(): DestinationStream {
-  const out = pino.destination({ dest: 1, sync: true });
-  let pending = '';
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
-    out.write(text);
-  };
-  process.once('exit', flush);
-  return {
-    write(line: string) {
-      pending += line;
-      if (pending.length >= MAX_PENDING) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    },
-  };
-}
+export type { Logger, LogOutput };
+export { logOutput };
 
 /** pino's ISO time, formatted once per millisecond: many lines share one under load. */
 function isoTimeByMs(): () => string {
@@ -50,11 +19,20 @@ function isoTimeByMs(): () => string {
   };
 }
 
-let stdout: DestinationStream | undefined;
+let stdout: LogOutput | undefined;
 
-export function createLogger(level: string): Logger {
-  // One for the process, however many loggers: lines keep their order, and one exit hook writes what is pending.
-  stdout ??= stdoutByTurn();
+/** Waits until every line logged so far on standard output has been written (the service's stop). */
+export const flushLogs = (): Promise<void> => stdout?.flush() ?? Promise.resolve();
+
+/** A logger on standard output, or on `output` (tests). */
+export function createLogger(level: string, output?: LogOutput): Logger {
+  // One for the process, however many loggers: lines keep their order, and one exit hook writes what is pending
+  // (process.exit included, and the exit after an uncaught error).
+  if (!output && !stdout) {
+    const out = logOutput();
+    process.on('exit', () => out.flushSync());
+    stdout = out;
+  }
   return pino(
     {
       level,
@@ -74,6 +52,6 @@ export function createLogger(level: string): Logger {
         censor: '[redacted]',
       },
     },
-    stdout,
+    output ?? stdout,
   );
 }

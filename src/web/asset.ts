@@ -21,6 +21,8 @@ export interface Asset {
 /** Answers a GET with a file's bytes (gzipped once, when the client takes it), or 304 when it holds them. */
 export function serveAsset(ctx: Koa.Context, asset: Asset, maxAgeSeconds = 3600): void {
   markStaticAsset(ctx);
+  // Only known files are served: their paths are the metrics' route labels (a closed set).
+  ctx.state.route = ctx.path;
   const tag = etags.get(asset) ?? createHash('sha256').update(asset.body).digest('base64url').slice(0, 27);
   etags.set(asset, tag);
   // The bundles are megabytes of JavaScript: a fifth of that on the wire.

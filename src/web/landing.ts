@@ -41,6 +41,7 @@ export function landing(publicUrl: string): Koa.Middleware {
   const html = page(links);
   return async (ctx, next) => {
     if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    ctx.state.route = '/';
     ctx.set('Vary', 'Accept');
     ctx.set('Cache-Control', 'public, max-age=300');
     if (ctx.accepts('html', 'json') === 'json') {

@@ -78,8 +78,11 @@ describe('in memory', () => {
     expect(tokenPost.json).toMatchObject({ error: 'slow_down' });
     expect(tokenPost.headers.get('retry-after')).toMatch(/^\d+$/);
     const anon = [];
-    for (let i = 0; i < 3; i++) anon.push((await env.call('GET', '/healthz')).status);
+    for (let i = 0; i < 3; i++) anon.push((await env.call('GET', '/')).status);
     expect(anon).toEqual([200, 200, 429]);
+    // The probes and the metrics scrape are not counted (CONTRACT §28): they answer past the limit.
+    for (const probe of ['/healthz', '/readyz', '/metrics'])
+      expect((await env.call('GET', probe)).status, probe).toBe(200);
     const gql = await env.call('POST', '/graphql', { body: { query: '{ _ping }' } });
     expect(gql.status).toBe(429);
     expect(gql.headers.get('ratelimit-limit')).toBe('2');

@@ -17,7 +17,7 @@ const served304 = async () => {
   const sample = parseMetrics(text).find(
     (s) =>
       s.name === 'http_requests_total' &&
-      s.labels.route === '/api/useraccounts/:id' &&
+      s.labels.route === '/api/useraccounts/{Id}' &&
       s.labels.method === 'GET' &&
       s.labels.status === '304',
   );

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Agent, fetch, type RequestInit } from 'undici';
 import { inject } from 'vitest';
@@ -21,8 +22,15 @@ export interface TestService {
 }
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; authenticator?: Authenticator; clock?: Clock } = {},
+  opts: {
+    env?: Record<string, string>;
+    authenticator?: Authenticator;
+    clock?: Clock;
+    /** Receives the service's log lines, parsed, from debug up (silent when absent). */
+    logs?: Record<string, unknown>[];
+  } = {},
 ): Promise<TestService> {
+  const logs = opts.logs;
   const dataDir = mkdtempSync(join(tmpdir(), 'carshare-svc-'));
   // The port is chosen first so PUBLIC_URL (the OAuth issuer, Location headers) names the real origin.
   const port = await freePort();
@@ -44,7 +52,17 @@ export async function startTestService(
   });
   const service = await startService({
     config,
-    log: pino({ level: 'silent' }),
+    log: logs
+      ? pino(
+          { level: 'debug' },
+          new Writable({
+            write(chunk, _enc, done) {
+              for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+              done();
+            },
+          }),
+        )
+      : pino({ level: 'silent' }),
     timers: false,
     ...(opts.authenticator ? { authenticator: opts.authenticator } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
