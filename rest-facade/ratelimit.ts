@@ -41,8 +41,11 @@ const AUTH_POSTS = [
   /^\/api\/oauth\/token\/?$/i,
   /^\/api\/oauth\/interaction\/[^/]+\/(login|sign-?in)\/?$/i,
 ];
-/** The probes and the metrics scrape: not counted, so a scraper or health check keeps its address's allowance. */
-const UNCOUNTED = new Set(['/healthz', '/readyz', '/metrics']);
+/**
+ * The metrics scrape is not counted, so a scraper keeps its address's allowance (it is protected by
+ * METRICS_TOKEN instead); the probes stay counted like every other request (CONTRACT §10's headers on them).
+ */
+const UNCOUNTED = new Set(['/metrics']);
 
 export const defaultIsAuthRequest = (method: string, path: string): boolean =>
   method === 'POST' && AUTH_POSTS.some((re) => re.test(path));
