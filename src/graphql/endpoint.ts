@@ -12,13 +12,14 @@ import type { Authenticator } from '../access/authenticate.js';
 import { asHttpError } from '../access/challenge.js';
 import type { Orm } from '../db/orm.js';
 import { actorOf, type RequestCaller } from '../http/caller.js';
+import { clientGone } from '../http/client-gone.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { startApollo } from './apollo.js';
 import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
-import { createExecutionGate, gateSizes } from './execution-gate.js';
+import { createExecutionGate, type GateOptions, gateSizes } from './execution-gate.js';
 import { exposedFullCollection, heapCeiling } from './heap-ceiling.js';
 import { inProcessExecutor } from './in-process.js';
 import { graphqlLimits } from './limits.guard.js';
@@ -38,6 +39,8 @@ export interface GraphQLDeps {
   heapCeilingMb?: number | undefined;
   /** Told the root fields of every mutation once it has run, whichever client ran it. */
   afterMutation(fields: string[]): Promise<void>;
+  /** Sizes of the execution gate other than the service's own (tests: tiny lanes, a short wait). */
+  gate?: Partial<GateOptions> | undefined;
 }
 
 export type InProcessResult = Awaited<ReturnType<ReturnType<typeof inProcessExecutor>>>;
@@ -53,6 +56,8 @@ export interface GraphQLEndpoint {
     variables: Record<string, unknown>,
     caller: RequestCaller,
     requestId: string,
+    /** Aborts when the client hangs up (`clientGone`): a read still queued then never runs. */
+    signal?: AbortSignal,
   ): Promise<InProcessResult>;
   /** Runs a document as the bearer of a token of its own (the dashboard's operator session). */
   executeWithToken(
@@ -94,7 +99,22 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     'Used heap above which a page or large query is followed by a full collection (0: off, or no --expose-gc)',
     () => ceiling.bytes,
   );
-  const gate = createExecutionGate(gateSizes(limits.maxCost), () => ceiling.check());
+  // Refusals (CONTRACT §28 "Overload") by reason, and what waits now.
+  const shed = deps.metrics.counter(
+    'graphql_gate_shed_total',
+    'Executions refused by the execution gate (answered 503) or dropped because their client hung up, by reason',
+    ['reason'],
+  );
+  const gate = createExecutionGate(
+    { ...gateSizes(limits.maxCost), ...deps.gate },
+    () => ceiling.check(),
+    (reason) => shed.inc({ reason }),
+  );
+  deps.metrics.gauge(
+    'graphql_gate_waiting',
+    'Executions waiting at the execution gate for their turn',
+    () => gate.waiting,
+  );
   const apollo = await startApollo({
     schema,
     compiled,
@@ -110,7 +130,9 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     // A bad token is an HTTP 401 with its RFC 6750 challenge, not a 500.
     context: async ({ ctx }) => {
       try {
-        return contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+        const context = contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+        context.signal = clientGone(ctx.res);
+        return context;
       } catch (e) {
         throw asHttpError(e);
       }
@@ -128,8 +150,8 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     apollo,
     limits,
     router,
-    execute: (document, variables, caller, requestId) =>
-      execute(document, variables, caller.actor, requestId),
+    execute: (document, variables, caller, requestId, signal) =>
+      execute(document, variables, caller.actor, requestId, signal),
     async executeWithToken(document, variables, authorization, requestId) {
       return execute(document, variables, await authenticator.actorFor(authorization), requestId);
     },
