@@ -1,6 +1,7 @@
 // One lane of the execution gate (execution-gate.ts): a weighted semaphore whose queue is bounded in length and in
 // waiting time, and whose waiters leave when their client hangs up; what it refuses is a `GateRefusal`, which the
 // service answers with 503 `ServiceUnavailable` and `Retry-After` (CONTRACT §28 "Overload").
+import type { GraphQLFormattedError } from 'graphql';
 
 /** What a refused client is told to wait before trying again (`Retry-After`, seconds). */
 export const RETRY_AFTER_SECONDS = 2;
@@ -28,6 +29,12 @@ export class GateRefusal extends Error {
 /** Duck-typed check: under vitest a module can load twice, so instanceof is not reliable. */
 export const isGateRefusal = (e: unknown): e is GateRefusal =>
   typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'GateRefusal';
+
+/** A refusal of the gate as the GraphQL error of its answer (CONTRACT §28): `ServiceUnavailable`, when to retry. */
+export const refusalError = (refusal: GateRefusal): GraphQLFormattedError => ({
+  message: refusal.message,
+  extensions: { code: refusal.code, meta: { retryAfterSeconds: refusal.retryAfterSeconds } },
+});
 
 export interface Lane {
   enter(weight: number, signal: AbortSignal | undefined): Promise<() => void>;

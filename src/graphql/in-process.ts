@@ -8,8 +8,7 @@ import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
-import { isGateRefusal } from './execution-lane.js';
-import { refusalError } from './limits.js';
+import { isGateRefusal, refusalError } from './execution-lane.js';
 
 export interface InProcessDeps {
   schema: GraphQLSchema;

@@ -1,11 +1,11 @@
 // The GraphQL limits of CONTRACT §13 applied to a request: document size, depth and cost refused with
 // `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
 import { type ApolloServerPlugin, type GraphQLResponse, HeaderMap } from '@apollo/server';
-import { type DocumentNode, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
-import { type GateRefusal, isGateRefusal } from './execution-lane.js';
+import { type GateRefusal, isGateRefusal, refusalError } from './execution-lane.js';
 import { nulRefusal } from './nul-input.js';
 import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
 
@@ -54,12 +54,6 @@ export function checkComplexity(
     );
   return c.cost;
 }
-
-/** A refusal of the gate as the GraphQL error of its answer (CONTRACT §28): `ServiceUnavailable`, when to retry. */
-export const refusalError = (refusal: GateRefusal): GraphQLFormattedError => ({
-  message: refusal.message,
-  extensions: { code: refusal.code, meta: { retryAfterSeconds: refusal.retryAfterSeconds } },
-});
 
 /** The answer to an execution the gate refused: 503 with `Retry-After`, nothing executed. */
 const refusedResponse = (refusal: GateRefusal): GraphQLResponse => ({

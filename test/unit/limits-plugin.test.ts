@@ -12,11 +12,17 @@ const schema = buildSchema(`
   type Thing { name: String }
   type Query { a: Thing b: Thing }
 `);
-const rootValue = {
-  a: () => ({ name: 'a' }),
-  b: () => {
-    throw new Error('b failed');
-  },
+let hangUp: (() => void) | undefined;
+let bRuns = 0;
+// Resolvers on the schema itself: the split execution runs graphql-js without Apollo's root value.
+const fields = schema.getQueryType()!.getFields();
+fields.a!.resolve = () => {
+  hangUp?.();
+  return { name: 'a' };
+};
+fields.b!.resolve = () => {
+  bRuns += 1;
+  throw new Error('b failed');
 };
 // `{ a { name } b { name } }` costs 2: a large query here (run root field by root field), alone in its lane.
 const sizes = {
@@ -39,7 +45,6 @@ afterEach(async () => {
 async function start(gate: ExecutionGate, formatError = (f: { message: string }) => f) {
   server = new ApolloServer<Context>({
     schema,
-    rootValue,
     logger: silent,
     plugins: [limitsPlugin({ maxDepth: 10, maxCost: 100 }, gate, formatError as never)],
   });
@@ -47,7 +52,10 @@ async function start(gate: ExecutionGate, formatError = (f: { message: string })
   return server;
 }
 
-const context = (signal?: AbortSignal) => ({ contextValue: { signal } as Context });
+// What the split execution touches of a context: the unit of work it clears between root fields, the loaders.
+const context = (signal?: AbortSignal) => ({
+  contextValue: { signal, em: { clear() {} }, loaders: new Map() } as unknown as Context,
+});
 
 it('gives the slot back when a large query throws after it entered the gate', async () => {
   const gate = createExecutionGate(sizes);
@@ -89,5 +97,23 @@ it('answers 503 ServiceUnavailable with Retry-After when the gate refuses, and e
   expect(gone.http.status).toBe(503);
   expect(gate.waiting).toBe(0);
   held();
+  expect(gate.inUse).toBe(0);
+});
+
+it('runs no more root fields of a large query once its client has hung up', async () => {
+  const gate = createExecutionGate(sizes);
+  const apollo = await start(gate);
+  const client = new AbortController();
+  hangUp = () => client.abort();
+  bRuns = 0;
+  try {
+    const r = await apollo.executeOperation({ query: '{ a { name } b { name } }' }, context(client.signal));
+    expect(bRuns).toBe(0);
+    expect(r.body.kind === 'single' && r.body.singleResult.errors?.[0]?.extensions?.code).toBe(
+      'ServiceUnavailable',
+    );
+  } finally {
+    hangUp = undefined;
+  }
   expect(gate.inUse).toBe(0);
 });
