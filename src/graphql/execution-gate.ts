@@ -49,11 +49,13 @@ export interface GateOptions {
  * answer in memory for as long as the slowest took, long enough for V8 to promote it to the old generation
  * (test/bench S1); 2,000 pages of 100 cars at once took 30 s each and 441 MB (test/bench/overload.ts).
  *
- * Queues: a lane's queue holds at most 16 times what runs in it at once. A page of 100 takes ~20 ms of CPU
- * (test/bench S1), so a lane of four pages at once empties 16 × four pages in about a second and a half on two
- * busy cores: everything queued starts well within the 5 s of CONTRACT §28, and a request beyond the bound is
- * refused at once, instead of holding its socket, its request and a place in line only to be refused 5 s later.
- * (Large queries take seconds each: there the waiting bound refuses what the length bound lets in.)
+ * Queues: a lane's queue holds at most 4 times what runs in it at once. The queue smooths a burst, it is no place
+ * to keep a backlog: what waits in it must start within the 5 s of CONTRACT §28, or it held its socket, its request
+ * and a place in line only to be refused later. A page of 100 takes ~20 ms of CPU (test/bench S1): four times the
+ * 16 plain pages (or 4 pages with every embed) the lane runs at once start within a second on a quiet machine, and
+ * within the 5 s on one loaded several times over (test/bench/overload.ts served 12 pages/s there; with 16 times,
+ * most of the queue waited 5 s to be refused). Past the bound a request is refused at once, which costs nothing.
+ * Large queries take seconds each: there the waiting bound refuses what the length bound lets in.
  * The small lane lets 128 executions run at once: with 10 database connections, more only wait for one while
  * holding their memory.
  */
@@ -63,7 +65,7 @@ export const gateSizes = (maxCost: number): GateOptions => ({
   pagesBelow: 5_000,
   pageBudget: 8_000,
   budget: maxCost,
-  queueFactor: 16,
+  queueFactor: 4,
   maxWaitMs: 5_000,
 });
 
