@@ -40,6 +40,8 @@ export interface FacadeDeps<C extends Caller = Caller> {
     variables: Record<string, unknown>,
     caller: C,
     requestId: string,
+    /** Aborts when the client hangs up: an execution still waiting for its turn is dropped. */
+    signal?: AbortSignal,
   ): Promise<ExecutionResult>;
   /** The public origin, for absolute `Location` headers. */
   publicUrl: string;

@@ -11,7 +11,7 @@ import { render } from './formats/index.js';
 import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
-import { type Caller, knownCaller, send } from './respond.js';
+import { type Caller, clientGone, knownCaller, send } from './respond.js';
 import { fieldsOf } from './schema.model.js';
 import {
   fieldSelectionText,
@@ -200,7 +200,13 @@ export function createHandler<C extends Caller>({
       });
       return { nodes, document };
     });
-    const result = await deps.execute(document, bound.variables, knownCaller<C>(ctx), requestId);
+    const result = await deps.execute(
+      document,
+      bound.variables,
+      knownCaller<C>(ctx),
+      requestId,
+      clientGone(ctx),
+    );
     const first = result.errors?.[0];
     if (first) {
       const e = fromGraphQL(first, deps.errors, bound.aliases);

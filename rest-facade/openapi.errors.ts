@@ -16,6 +16,10 @@ export const errorResponses: Readonly<Record<string, { name: string; description
   '415': { name: 'UnsupportedMediaType', description: 'The body is neither JSON nor a form' },
   '429': { name: 'TooManyRequests', description: 'Rate limited; see `Retry-After`' },
   '500': { name: 'InternalServerError', description: 'A bug; quote `Meta.RequestId` to support' },
+  '503': {
+    name: 'ServiceUnavailable',
+    description: 'Overloaded: the request could not start within 5 s; see `Retry-After`',
+  },
 };
 
 export const errorSchemas: Record<string, Json> = {

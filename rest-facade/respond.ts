@@ -31,6 +31,18 @@ export function knownCaller<C extends Caller = Caller>(ctx: Koa.Context): C {
   return caller;
 }
 
+/**
+ * Aborts when the client hangs up before its answer was written: an execution still queued for it is then
+ * dropped (CONTRACT §28). A response's 'close' also follows its own end; only one that comes first aborts.
+ */
+export function clientGone(ctx: Koa.Context): AbortSignal {
+  const gone = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
 export function send(
   ctx: Koa.Context,
   status: number,
@@ -69,10 +81,14 @@ export function sendError(
   table: ErrorTable,
 ): void {
   const url = new URL(ctx.originalUrl, base);
+  // A refusal that says when to come back (429, 503) says it in the header too.
+  const retryAfter = err.body.Meta?.RetryAfterSeconds;
+  const headers =
+    typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter), ...err.headers } : err.headers;
   const payload = errorPayload(
     err.body as unknown as Record<string, unknown>,
     `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`,
   );
   const r = render(payload, format, url);
-  send(ctx, statusFor(table, err), r.body, { ...r.headers, ...err.headers });
+  send(ctx, statusFor(table, err), r.body, { ...r.headers, ...headers });
 }

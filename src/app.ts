@@ -17,6 +17,7 @@ import { createEdge } from './edge.js';
 import { graphqlTooManyRequests, operationLimits } from './graphql/action-limits.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQL } from './graphql/endpoint.js';
+import type { GateOptions } from './graphql/execution-gate.js';
 import type { GraphQLLimits } from './graphql/limits.js';
 import { identifyCaller, type RequestCaller } from './http/caller.js';
 import { healthRoutes } from './http/health.routes.js';
@@ -67,6 +68,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** The self-signed certificate clients must trust, cited in ready-made curl commands; none for a real one. */
   caFile?: string | undefined;
+  /** Execution gate sizes other than the service's own (tests only: tiny lanes, a short wait). */
+  gate?: Partial<GateOptions> | undefined;
 }
 
 export interface App {
@@ -113,6 +116,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     maxDepth: config.GRAPHQL_MAX_DEPTH,
     maxCost: config.GRAPHQL_MAX_COST,
     heapCeilingMb: config.HEAP_CEILING_MB,
+    gate: deps.gate,
     // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here.
     afterMutation: staleAfter,
     // CONTRACT §28: each mutation root field of a /graphql document counts, not only the request.

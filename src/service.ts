@@ -16,6 +16,7 @@ import {
 } from './delivery/delivery.runtime.js';
 import { type EventBus, localBus, redisBus } from './events/bus.js';
 import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
+import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
@@ -51,6 +52,8 @@ export interface ServiceOptions {
    * polls, a CA for their receivers) or `false`. The outbox relay (fan-out, the event bus) runs either way.
    */
   webhooks?: Partial<Omit<DeliveryOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'metrics'>> | false;
+  /** Execution gate sizes other than the service's own (tests: tiny lanes and a short wait, to overload it). */
+  gate?: Partial<GateOptions>;
 }
 
 const SWEEP_MS = 60_000;
@@ -97,6 +100,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       oauth: auth,
       // The default self-signed certificate, which ready-made curl commands tell curl to trust.
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
+      gate: opts.gate,
     });
     const { tls, listeners } = await serve(app, schema, config);
     const timers = opts.timers !== false ? startSweeps(db, config, clock, log) : [];

@@ -10,6 +10,8 @@ export interface Context {
   clock: Clock;
   requestId: string;
   log: Logger;
+  /** Aborts when the client hangs up before its answer: a queued execution then never starts (execution-gate.ts). */
+  signal?: AbortSignal | undefined;
   /** Loaders live per context; a mutation's transactional context gets its own. */
   loaders: Map<string, unknown>;
   /** Work to run once the mutation's transaction has committed (publishing events). */

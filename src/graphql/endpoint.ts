@@ -11,6 +11,7 @@ import type { Authenticator } from '../access/authenticate.js';
 import { asHttpError } from '../access/challenge.js';
 import type { Orm } from '../db/orm.js';
 import { actorOf, type RequestCaller } from '../http/caller.js';
+import { clientGone } from '../http/client-gone.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -19,7 +20,7 @@ import { startApollo } from './apollo.js';
 import { graphqlBody } from './body.js';
 import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
-import { createExecutionGate, gateSizes } from './execution-gate.js';
+import { createExecutionGate, type GateOptions, gateSizes } from './execution-gate.js';
 import { exposedFullCollection, heapCeiling } from './heap-ceiling.js';
 import { inProcessExecutor } from './in-process.js';
 import { graphqlLimits } from './limits.guard.js';
@@ -41,6 +42,8 @@ export interface GraphQLDeps {
   afterMutation(fields: string[]): Promise<void>;
   /** The rate limits' count of a document's mutation fields (CONTRACT §28); /graphql counts none when absent. */
   countActions?: CountActions | undefined;
+  /** Sizes of the execution gate other than the service's own (tests: tiny lanes, a short wait). */
+  gate?: Partial<GateOptions> | undefined;
 }
 
 export type InProcessResult = Awaited<ReturnType<ReturnType<typeof inProcessExecutor>>>;
@@ -56,6 +59,8 @@ export interface GraphQLEndpoint {
     variables: Record<string, unknown>,
     caller: RequestCaller,
     requestId: string,
+    /** Aborts when the client hangs up (`clientGone`): a read still queued then never runs. */
+    signal?: AbortSignal,
   ): Promise<InProcessResult>;
   /** Runs a document as the bearer of a token of its own (the dashboard's operator session). */
   executeWithToken(
@@ -97,7 +102,22 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     'Used heap above which a page or large query is followed by a full collection (0: off, or no --expose-gc)',
     () => ceiling.bytes,
   );
-  const gate = createExecutionGate(gateSizes(limits.maxCost), () => ceiling.check());
+  // Refusals (CONTRACT §28 "Overload") by reason, and what waits now.
+  const shed = deps.metrics.counter(
+    'graphql_gate_shed_total',
+    'Executions refused by the execution gate (answered 503) or dropped because their client hung up, by reason',
+    ['reason'],
+  );
+  const gate = createExecutionGate(
+    { ...gateSizes(limits.maxCost), ...deps.gate },
+    () => ceiling.check(),
+    (reason) => shed.inc({ reason }),
+  );
+  deps.metrics.gauge(
+    'graphql_gate_waiting',
+    'Executions waiting at the execution gate for their turn',
+    () => gate.waiting,
+  );
   const apollo = await startApollo({
     schema,
     compiled,
@@ -116,6 +136,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
       try {
         const context = contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
         context.clientIp = ctx.ip;
+        context.signal = clientGone(ctx.res);
         return context;
       } catch (e) {
         throw asHttpError(e);
@@ -134,8 +155,8 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     apollo,
     limits,
     router,
-    execute: (document, variables, caller, requestId) =>
-      execute(document, variables, caller.actor, requestId),
+    execute: (document, variables, caller, requestId, signal) =>
+      execute(document, variables, caller.actor, requestId, signal),
     async executeWithToken(document, variables, authorization, requestId) {
       return execute(document, variables, await authenticator.actorFor(authorization), requestId);
     },

@@ -1,109 +1,112 @@
 // Executions queue by cost (CONTRACT §13 "Memory"): weighted semaphores keyed on the document's cost, so what runs
 // at once (and so the memory its partial answers hold) is bounded, while small requests (a single object, a short
-// page) never wait. Pages and large queries queue in lanes of their own: a page never waits behind a large query.
+// page) do not wait behind pages. Pages and large queries queue in lanes of their own: a page never waits behind a
+// large query. Every queue is bounded in length and in waiting time, and a waiter whose client has gone leaves it:
+// past a bound the execution is refused, and the service answers 503 `ServiceUnavailable` (CONTRACT §28 "Overload").
+import { lane, type ShedReason } from './execution-lane.js';
+
 export interface ExecutionGate {
-  /** Waits until an execution of this cost may run; call the returned function when it is done. */
-  enter(cost: number): Promise<() => void>;
+  /**
+   * Waits until an execution of this cost may run; call the returned function when it is done. Rejects with a
+   * `GateRefusal` when its lane's queue is full, when it waited `maxWaitMs`, or when `signal` aborts (its client
+   * hung up) before it started: a refused execution never starts.
+   */
+  enter(cost: number, signal?: AbortSignal): Promise<() => void>;
+  /** Runs `work` as an execution of this cost; its slot is given back however `work` ends. */
+  run<T>(cost: number, work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** Whether an execution of this cost is a large one (it runs root field by root field). */
   isLarge(cost: number): boolean;
-  /** Executions waiting now, and the budget in use, over both lanes (for tests and metrics). */
+  /** Executions waiting now, over every lane (for tests and metrics). */
   readonly waiting: number;
+  /** The budget in use in the page and large lanes (cost units). */
   readonly inUse: number;
+  /** Small executions running now (the free lane counts executions, not cost). */
+  readonly freeRunning: number;
 }
 
 export interface GateOptions {
-  /** Executions costing at most this run at once, without waiting. */
+  /** Executions costing at most this are small: they only wait when `freeAtOnce` of them already run. */
   freeBelow: number;
+  /** How many small executions run at once. */
+  freeAtOnce: number;
   /** Executions costing at most this (and more than `freeBelow`) are pages: they share `pageBudget`. */
   pagesBelow: number;
   /** What pages running together may cost in all. */
   pageBudget: number;
   /** What large executions running together may cost in all; one larger than this runs alone. */
   budget: number;
+  /** What may wait in a lane, as a multiple of what runs in it at once (its budget). */
+  queueFactor: number;
+  /** How long an execution may wait for its turn before it is refused. */
+  maxWaitMs: number;
 }
 
 /**
  * The service's sizes for a cost limit. A single object with every embed costs at most a few dozen and a page of 10
- * at most a few hundred: they run at once. A REST page of 100 with everything embedded costs 1,800 (cars) to 3,200
- * (bookings): a handful run together, the rest wait. With 100 connections asking for pages, running all of them at
- * once bought no throughput (10 database connections, 2 cores) but held every one's partial answer in memory for
- * as long as the slowest took, long enough for V8 to promote it to the old generation (test/bench S1).
+ * at most a few hundred: they run at once. A REST page of 100 costs 500 without embeds and 1,800 (cars) to 3,200
+ * (bookings) with everything embedded: a handful run together, the rest wait. With 100 connections asking for pages,
+ * running all of them at once bought no throughput (10 database connections, 2 cores) but held every one's partial
+ * answer in memory for as long as the slowest took, long enough for V8 to promote it to the old generation
+ * (test/bench S1); 2,000 pages of 100 cars at once took 30 s each and 441 MB (test/bench/overload.ts).
+ *
+ * Queues: a lane's queue holds at most 4 times what runs in it at once. The queue smooths a burst, it is no place
+ * to keep a backlog: what waits in it must start within the 5 s of CONTRACT §28, or it held its socket, its request
+ * and a place in line only to be refused later. A page of 100 takes ~20 ms of CPU (test/bench S1): four times the
+ * 16 plain pages (or 4 pages with every embed) the lane runs at once start within a second on a quiet machine, and
+ * within the 5 s on one loaded several times over (test/bench/overload.ts served 12 pages/s there; with 16 times,
+ * most of the queue waited 5 s to be refused). Past the bound a request is refused at once, which costs nothing.
+ * Large queries take seconds each: there the waiting bound refuses what the length bound lets in.
+ * The small lane lets 128 executions run at once: with 10 database connections, more only wait for one while
+ * holding their memory.
  */
 export const gateSizes = (maxCost: number): GateOptions => ({
-  freeBelow: 500,
+  freeBelow: 400,
+  freeAtOnce: 128,
   pagesBelow: 5_000,
   pageBudget: 8_000,
   budget: maxCost,
+  queueFactor: 4,
+  maxWaitMs: 5_000,
 });
 
-interface Lane {
-  enter(weight: number): Promise<() => void>;
-  readonly waiting: number;
-  readonly inUse: number;
-}
-
-/**
- * A weighted semaphore, first come first served: a heavy one at the head is not overtaken by lighter ones forever.
- * `left` is told once per execution that leaves.
- */
-function lane(budget: number, left: () => void): Lane {
-  let inUse = 0;
-  const queue: { weight: number; start: () => void }[] = [];
-
-  const admit = () => {
-    while (queue.length > 0) {
-      const head = queue[0]!;
-      if (inUse > 0 && inUse + head.weight > budget) return;
-      queue.shift();
-      inUse += head.weight;
-      head.start();
-    }
-  };
-
-  return {
-    get waiting() {
-      return queue.length;
-    },
-    get inUse() {
-      return inUse;
-    },
-    enter(cost) {
-      const weight = Math.min(cost, budget);
-      return new Promise((resolve) => {
-        let released = false;
-        const release = () => {
-          if (released) return;
-          released = true;
-          inUse -= weight;
-          admit();
-          left();
-        };
-        queue.push({ weight, start: () => resolve(release) });
-        admit();
-      });
-    },
-  };
-}
-
 export function createExecutionGate(
-  { freeBelow, pagesBelow, pageBudget, budget }: GateOptions,
-  /** Told each time a queued execution (a page or a large one) has left, e.g. to check the heap (heap-ceiling.ts). */
+  { freeBelow, freeAtOnce, pagesBelow, pageBudget, budget, queueFactor, maxWaitMs }: GateOptions,
+  /** Told each time a page or a large execution has left, e.g. to check the heap (heap-ceiling.ts). */
   afterQueued: () => void = () => undefined,
+  /** Told each time an execution is refused, and why (a metric). */
+  shed: (reason: ShedReason) => void = () => undefined,
 ): ExecutionGate {
-  const pages = lane(pageBudget, afterQueued);
-  const large = lane(budget, afterQueued);
-  const free = Promise.resolve(() => undefined);
+  const laneOf = (size: number, left: () => void) =>
+    lane({ budget: size, maxQueued: queueFactor * size, maxWaitMs, left, shed });
+  const free = laneOf(freeAtOnce, () => undefined);
+  const pages = laneOf(pageBudget, afterQueued);
+  const large = laneOf(budget, afterQueued);
+  const enter = (cost: number, signal?: AbortSignal) => {
+    // A small execution weighs one in its lane; the others weigh their cost, the whole budget at most.
+    if (cost <= freeBelow) return free.enter(1, signal);
+    return cost <= pagesBelow
+      ? pages.enter(Math.min(cost, pageBudget), signal)
+      : large.enter(Math.min(cost, budget), signal);
+  };
   return {
     isLarge: (cost) => cost > pagesBelow,
     get waiting() {
-      return pages.waiting + large.waiting;
+      return free.waiting + pages.waiting + large.waiting;
     },
     get inUse() {
       return pages.inUse + large.inUse;
     },
-    enter(cost) {
-      if (cost <= freeBelow) return free;
-      return cost <= pagesBelow ? pages.enter(cost) : large.enter(cost);
+    get freeRunning() {
+      return free.inUse;
+    },
+    enter,
+    async run(cost, work, signal) {
+      const leave = await enter(cost, signal);
+      try {
+        return await work();
+      } finally {
+        leave();
+      }
     },
   };
 }

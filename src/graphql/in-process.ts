@@ -9,6 +9,7 @@ import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import { formatError } from './errors.js';
 import type { ExecutionGate } from './execution-gate.js';
+import { isGateRefusal, refusalError } from './execution-lane.js';
 import { sizeRefusalOf } from './limits.guard.js';
 
 export interface InProcessDeps {
@@ -57,6 +58,8 @@ export function inProcessExecutor(deps: InProcessDeps) {
     variables: Record<string, unknown>,
     actor: Actor,
     requestId: string,
+    /** Aborts when the client hangs up: a read still queued at the gate then never runs. */
+    signal?: AbortSignal,
   ) => {
     // CONTRACT §28 on this path too: a document too large once expanded is refused before Apollo validates it or
     // graphql-jit compiles it, answered as Apollo answers the other limits.
@@ -64,19 +67,26 @@ export function inProcessExecutor(deps: InProcessDeps) {
     if (refusal)
       return { errors: [formatError({ message: refusal.message, extensions: refusal.extensions }, refusal)] };
     const contextValue = deps.contextFor(actor, requestId);
+    contextValue.signal = signal;
     // A facade read runs its compiled document without Apollo's request pipeline (it needs none of its plugins:
     // no mutation to announce, no cache hints). Any error is answered by Apollo instead, running the read again,
     // so that errors keep exactly the shape and logging of every other path.
     if (typeof document !== 'string' && isQuery(document)) {
       // It takes its turn at the execution gate like every other execution (CONTRACT §13 "Memory"): a single
       // object or a short page runs at once; larger pages share the page lane's budget (gateSizes, execution-gate.ts).
-      const leave = await deps.gate.enter(costOf(document, variables));
+      // A refusal (CONTRACT §28 "Overload") is its answer, in the shape Apollo gives it on /graphql (limits.ts).
+      let result: Awaited<ReturnType<CompiledDocuments['run']>>;
       try {
-        const result = await deps.compiled.run(document, variables, contextValue);
-        if (result && !result.errors?.length) return { data: result.data as Record<string, unknown> };
-      } finally {
-        leave();
+        result = await deps.gate.run(
+          costOf(document, variables),
+          () => deps.compiled.run(document, variables, contextValue),
+          signal,
+        );
+      } catch (e) {
+        if (isGateRefusal(e)) return { errors: [refusalError(e)] };
+        throw e;
       }
+      if (result && !result.errors?.length) return { data: result.data as Record<string, unknown> };
     }
     const query = typeof document === 'string' ? document : sourceOf(document);
     const res = await deps.apollo.executeOperation({ query, variables }, { contextValue });

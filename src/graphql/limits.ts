@@ -1,10 +1,11 @@
 // The GraphQL limits of CONTRACT §13 and §28 applied to a request: document size (as text and once its fragments
 // are expanded), introspection, depth and cost refused with `QueryTooComplex` before anything executes, and the execution gate entered with the document's cost.
-import type { ApolloServerPlugin } from '@apollo/server';
+import { type ApolloServerPlugin, type GraphQLResponse, HeaderMap } from '@apollo/server';
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
 import type { ExecutionGate } from './execution-gate.js';
+import { type GateRefusal, isGateRefusal, refusalError } from './execution-lane.js';
 import { expansionOf } from './expansion.js';
 import { introspectionSizeOf } from './introspection.js';
 import { nulRefusal } from './nul-input.js';
@@ -93,19 +94,34 @@ export function checkComplexity(
   return c.cost;
 }
 
+/** The answer to an execution the gate refused: 503 with `Retry-After`, nothing executed. */
+const refusedResponse = (refusal: GateRefusal): GraphQLResponse => ({
+  http: { status: 503, headers: new HeaderMap([['retry-after', String(refusal.retryAfterSeconds)]]) },
+  body: { kind: 'single', singleResult: { errors: [refusalError(refusal)] } },
+});
+
 /**
  * Apollo: every operation (HTTP and in-process callers alike) is checked, then runs through the gate; a large
- * query of several root fields runs them one at a time.
+ * query of several root fields runs them one at a time. A refusal of the gate is the operation's answer.
  */
 export function limitsPlugin(
   limits: GraphQLLimits,
   gate: ExecutionGate,
   formatError: FormatError,
 ): ApolloServerPlugin<Context> {
+  // The gate's slot each request holds, by its request context. It is given back when the answer is sent, or when
+  // Apollo gives up on the request because a hook threw after the slot was taken (`responseForOperation` and
+  // what follows it are outside Apollo's error handling): then no hook of the request runs again, and only the
+  // server-wide `unexpectedErrorProcessingRequest` hears of it.
+  const held = new WeakMap<object, () => void>();
+  const giveBack = (rc: object) => {
+    const leave = held.get(rc);
+    held.delete(rc);
+    leave?.();
+  };
   return {
     async requestDidStart() {
       let cost = 0;
-      let leave: (() => void) | undefined;
       return {
         async didResolveOperation(rc) {
           checkSize(rc.source);
@@ -115,7 +131,14 @@ export function limitsPlugin(
           cost = checkComplexity(rc.schema, rc.document, limits, rc.operationName, rc.request.variables);
         },
         async responseForOperation(rc) {
-          leave = await gate.enter(cost);
+          let leave: () => void;
+          try {
+            leave = await gate.enter(cost, rc.contextValue.signal);
+          } catch (e) {
+            if (isGateRefusal(e)) return refusedResponse(e);
+            throw e;
+          }
+          held.set(rc, leave);
           const { operation } = rc;
           if (!gate.isLarge(cost) || operation.operation !== 'query' || rootFieldCount(operation) < 2)
             return null;
@@ -131,11 +154,13 @@ export function limitsPlugin(
           });
           return { http: rc.response.http, body: { kind: 'single', singleResult: result } };
         },
-        async willSendResponse() {
-          leave?.();
-          leave = undefined;
+        async willSendResponse(rc) {
+          giveBack(rc);
         },
       };
+    },
+    async unexpectedErrorProcessingRequest({ requestContext }) {
+      giveBack(requestContext);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Context } from './context.js';
+import { GateRefusal, refusalError } from './execution-lane.js';
 import { holdAsText } from './response-pieces.js';
 
 export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -49,6 +50,9 @@ export async function executeByRootField(args: {
       context.loaders.clear();
       await nextTurn();
     }
+    // A client that hung up gets nothing more (CONTRACT §28): the root fields left are not run.
+    if (context.signal?.aborted)
+      return { data: null, errors: [refusalError(new GateRefusal('disconnected'))] };
     const r = await execute({
       schema,
       document: piece(document, operation, i),

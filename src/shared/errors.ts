@@ -31,12 +31,19 @@ export const statusOf = {
   // meets it only when GRAPHQL_MAX_COST is set below what a route sends.
   QueryTooComplex: 400,
   InternalServerError: 500,
+  // The service could not start the request's work within 5 s (CONTRACT §28): raised by the execution gate alone
+  // (src/graphql/execution-gate.ts), never by a command; answered with `Retry-After`.
+  ServiceUnavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ResponseCode = keyof typeof statusOf;
 /** Codes only the service's edges raise (the GraphQL limits, Node's HTTP parser), never a command. */
-type EdgeCode = 'QueryTooComplex' | 'RequestHeaderFieldsTooLarge';
-const edgeCodes: ReadonlySet<string> = new Set<EdgeCode>(['QueryTooComplex', 'RequestHeaderFieldsTooLarge']);
+type EdgeCode = 'QueryTooComplex' | 'RequestHeaderFieldsTooLarge' | 'ServiceUnavailable';
+const edgeCodes: ReadonlySet<string> = new Set<EdgeCode>([
+  'QueryTooComplex',
+  'RequestHeaderFieldsTooLarge',
+  'ServiceUnavailable',
+]);
 
 /** The codes a domain error may carry: every code but the edges' own. */
 export type ErrorCode = Exclude<ResponseCode, EdgeCode>;

@@ -145,7 +145,8 @@ ${scopes}
 
 Errors are \`{"ResponseStatus":{"ErrorCode","Message","Errors":[{"ErrorCode","FieldName","Message"}],"Meta"}}\`.
 Besides the errors listed with each operation, any request may answer \`406 UnsupportedFormat\` (unknown
-\`format\`), \`429 TooManyRequests\` and \`500 InternalServerError\` (quote \`Meta.RequestId\` to support).
+\`format\`), \`429 TooManyRequests\`, \`500 InternalServerError\` (quote \`Meta.RequestId\` to support) and
+\`503 ServiceUnavailable\` (overloaded: the request could not start within 5 s; retry after \`Retry-After\` seconds).
 
 Rate limits, per one-minute window: ${g.perMinute} requests per token subject, ${g.anonymousPerMinute} per
 client IP without a token, and ${g.authPerMinute} sign-in, sign-up and token requests per client IP. Every

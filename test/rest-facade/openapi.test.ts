@@ -34,6 +34,7 @@ it('is OpenAPI 3.1 listing every route of the table with its parameters, body an
   // Errors any request may answer are described once, in the guide, not on every operation.
   expect(Object.keys(cars.get.responses)).not.toContain('429');
   expect(doc.components.responses.TooManyRequests).toBeDefined();
+  expect(doc.components.responses.ServiceUnavailable.description).toContain('Retry-After');
   expect(doc.paths['/api/cars/{Id}'].delete.responses['204']).toBeDefined();
   expect(doc.components.schemas.Booking.properties.Car.$ref).toBe('#/components/schemas/Car');
   expect(doc.components.schemas.Car.required).toContain('Make');

@@ -12,7 +12,7 @@ import { type Authenticator, bearerToken } from '../../src/access/authenticate.j
 import { loadConfig } from '../../src/config.js';
 import { openOrm } from '../../src/db/orm.js';
 import { entities } from '../../src/modules.js';
-import { type Service, startService } from '../../src/service.js';
+import { type Service, type ServiceOptions, startService } from '../../src/service.js';
 import { unauthorized } from '../../src/shared/errors.js';
 import { anonymous } from '../support/actors.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -60,7 +60,11 @@ export interface RestEnv {
   close(): Promise<void>;
 }
 
-export async function startRest(env: Record<string, string> = {}): Promise<RestEnv> {
+export async function startRest(
+  env: Record<string, string> = {},
+  /** Service options a test sets itself (an execution gate with tiny lanes). */
+  options: Pick<ServiceOptions, 'gate'> = {},
+): Promise<RestEnv> {
   const h = await createHarness();
   const tokens = new Map<string, Actor>();
   let checks = 0;
@@ -108,6 +112,7 @@ export async function startRest(env: Record<string, string> = {}): Promise<RestE
     clock: h.clock,
     authenticator,
     db: { orm, url, embedded: null, close: () => orm.close(true) },
+    ...options,
   });
   const agent = new Agent({ connect: { ca: service.cert } });
   const origin = `https://localhost:${service.port}`;
@@ -157,14 +162,16 @@ export async function startRest(env: Record<string, string> = {}): Promise<RestE
  * emptied again before each test when `resetEach` is set, stopped after the last. Call it before the hooks that
  * use it. The returned object stands for the environment and reaches it on each use.
  */
-export function useRest(opts: { env?: Record<string, string>; resetEach?: boolean } = {}): RestEnv {
+export function useRest(
+  opts: { env?: Record<string, string>; resetEach?: boolean; gate?: ServiceOptions['gate'] } = {},
+): RestEnv {
   let current: RestEnv | undefined;
   const the = (): RestEnv => {
     if (!current) throw new Error('the REST environment exists from beforeAll to afterAll only');
     return current;
   };
   beforeAll(async () => {
-    current = await startRest(opts.env);
+    current = await startRest(opts.env, opts.gate ? { gate: opts.gate } : {});
     await current.h.reset();
   });
   afterAll(async () => {

@@ -1,10 +1,18 @@
 // The execution gate (CONTRACT §13 "Memory"): small executions never wait; pages and large ones queue for budgets
 // of their own, first come first served, and one larger than its budget runs alone.
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { createExecutionGate } from '../../src/graphql/execution-gate.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
-const sizes = { freeBelow: 10, pagesBelow: 100, pageBudget: 250, budget: 1000 };
+const sizes = {
+  freeBelow: 10,
+  freeAtOnce: 100,
+  pagesBelow: 100,
+  pageBudget: 250,
+  budget: 1000,
+  queueFactor: 10,
+  maxWaitMs: 60_000,
+};
 
 it('lets small executions through at once while large ones queue for the budget', async () => {
   const gate = createExecutionGate(sizes);
@@ -61,4 +69,95 @@ it('bounds pages by their own budget, never behind a large execution', async () 
   pages[1]!();
   huge();
   expect(gate.inUse).toBe(0);
+});
+
+// CONTRACT §28 "Overload": every lane's queue is bounded in length and in waiting time, a waiter whose client hung
+// up leaves it without ever starting, and an execution that throws gives its slot back.
+const bounded = { ...sizes, freeAtOnce: 2, queueFactor: 1, maxWaitMs: 1_000 };
+const refusalOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'started',
+    (e: { name?: string; code?: string; reason?: string }) => `${e.name} ${e.code} ${e.reason}`,
+  );
+
+it('refuses an execution at once when its lane already queues as much as the lane runs at once', async () => {
+  const shed: string[] = [];
+  const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+  // Pages: 250 may run and 250 may wait.
+  const running = [await gate.enter(100), await gate.enter(100)];
+  const queued = [gate.enter(100), gate.enter(100)];
+  expect(await refusalOf(gate.enter(100))).toBe('GateRefusal ServiceUnavailable queue_full');
+  // Small executions: two run, two wait, the fifth is refused.
+  const small = [await gate.enter(1), await gate.enter(1)];
+  const smallQueued = [gate.enter(1), gate.enter(1)];
+  expect(await refusalOf(gate.enter(1))).toBe('GateRefusal ServiceUnavailable queue_full');
+  expect(gate.waiting).toBe(4);
+  expect(shed).toEqual(['queue_full', 'queue_full']);
+  for (const leave of [...running, ...small]) leave();
+  for (const leave of await Promise.all([...queued, ...smallQueued])) leave();
+  expect(gate.inUse).toBe(0);
+  expect(gate.freeRunning).toBe(0);
+});
+
+it('refuses an execution that waited longer than the bound, and admits those behind it', async () => {
+  vi.useFakeTimers();
+  try {
+    const shed: string[] = [];
+    const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+    const huge = await gate.enter(50_000);
+    const waiting = refusalOf(gate.enter(600));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(gate.waiting).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await waiting).toBe('GateRefusal ServiceUnavailable wait_timeout');
+    expect(gate.waiting).toBe(0);
+    expect(shed).toEqual(['wait_timeout']);
+    huge();
+    expect(gate.inUse).toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('drops a waiter whose client hung up: it never starts, and those behind it move up', async () => {
+  const shed: string[] = [];
+  const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+  const running = [await gate.enter(100), await gate.enter(100)];
+  // A third page of 100 is over the budget of 250: it waits at the head, and the page of 50 behind it waits too.
+  const client = new AbortController();
+  let started = false;
+  const head = gate.enter(100, client.signal).then((leave) => {
+    started = true;
+    return leave;
+  });
+  const behind = gate.enter(50);
+  await tick();
+  expect(gate.waiting).toBe(2);
+  client.abort();
+  expect(await refusalOf(head)).toBe('GateRefusal ServiceUnavailable disconnected');
+  // The page of 50 fits beside the one running now that the head has gone.
+  (await behind)();
+  for (const leave of running) leave();
+  await tick();
+  expect(started).toBe(false);
+  expect(gate.waiting).toBe(0);
+  expect(gate.inUse).toBe(0);
+  // A client gone before its turn was even asked for is refused in every lane, small ones included.
+  expect(await refusalOf(gate.enter(1, client.signal))).toBe('GateRefusal ServiceUnavailable disconnected');
+  expect(shed).toEqual(['disconnected', 'disconnected']);
+  expect(gate.freeRunning).toBe(0);
+});
+
+it('gives the slot back when an execution throws, in every lane', async () => {
+  const gate = createExecutionGate(bounded);
+  for (const cost of [1, 100, 600, 50_000]) {
+    await expect(
+      gate.run(cost, async () => {
+        throw new Error(`failed at cost ${cost}`);
+      }),
+    ).rejects.toThrow(`failed at cost ${cost}`);
+    expect([gate.inUse, gate.freeRunning, gate.waiting]).toEqual([0, 0, 0]);
+  }
+  // The whole large budget is free again: a large execution starts at once.
+  expect(await gate.run(50_000, async () => gate.inUse)).toBe(1000);
 });

@@ -82,9 +82,20 @@ it('does nothing without a collector (Node without --expose-gc)', () => {
 
 it('is told when a queued execution leaves the gate, once, and never for a small one', async () => {
   let told = 0;
-  const gate = createExecutionGate({ freeBelow: 10, pagesBelow: 100, pageBudget: 250, budget: 1000 }, () => {
-    told += 1;
-  });
+  const gate = createExecutionGate(
+    {
+      freeBelow: 10,
+      freeAtOnce: 100,
+      pagesBelow: 100,
+      pageBudget: 250,
+      budget: 1000,
+      queueFactor: 10,
+      maxWaitMs: 60_000,
+    },
+    () => {
+      told += 1;
+    },
+  );
   (await gate.enter(10))();
   expect(told).toBe(0);
   const page = await gate.enter(100);

@@ -18,9 +18,9 @@ function executor() {
     schema,
     compiled: { run: async () => ({ data: {} }) },
     gate: {
-      enter: async (cost: number) => {
+      run: async (cost: number, work: () => Promise<unknown>) => {
         costs.push(cost);
-        return () => undefined;
+        return work();
       },
     },
     apollo: {},
