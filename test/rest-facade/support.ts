@@ -60,7 +60,13 @@ export interface RestEnv {
   close(): Promise<void>;
 }
 
-export async function startRest(env: Record<string, string> = {}): Promise<RestEnv> {
+/** How a test's service differs from the default: a statement run in place of another. */
+export interface RestOptions {
+  /** Runs another statement in place of the one given (to hold a read where a test wants it). */
+  rewrite?: (sql: string) => string;
+}
+
+export async function startRest(env: Record<string, string> = {}, opts: RestOptions = {}): Promise<RestEnv> {
   const h = await createHarness();
   const tokens = new Map<string, Actor>();
   let checks = 0;
@@ -84,6 +90,7 @@ export async function startRest(env: Record<string, string> = {}): Promise<RestE
     onQuery: (s) => {
       if (!relayed.test(s)) sql.push(s);
     },
+    rewrite: opts.rewrite,
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'carshare-rest-'));
   const config = loadConfig({
@@ -157,14 +164,16 @@ export async function startRest(env: Record<string, string> = {}): Promise<RestE
  * emptied again before each test when `resetEach` is set, stopped after the last. Call it before the hooks that
  * use it. The returned object stands for the environment and reaches it on each use.
  */
-export function useRest(opts: { env?: Record<string, string>; resetEach?: boolean } = {}): RestEnv {
+export function useRest(
+  opts: { env?: Record<string, string>; resetEach?: boolean } & RestOptions = {},
+): RestEnv {
   let current: RestEnv | undefined;
   const the = (): RestEnv => {
     if (!current) throw new Error('the REST environment exists from beforeAll to afterAll only');
     return current;
   };
   beforeAll(async () => {
-    current = await startRest(opts.env);
+    current = await startRest(opts.env, opts);
     await current.h.reset();
   });
   afterAll(async () => {
