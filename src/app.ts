@@ -26,6 +26,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
+import type { BackgroundChange, Changed } from './shared/changes.js';
 import type { Clock } from './shared/clock.js';
 import { errorTable } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
@@ -75,7 +76,32 @@ export interface App {
   contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
   limits: GraphQLLimits;
+  /** Background work's changes, made stale in the REST cache like the mutations they stand for (changedLike). */
+  changed: Changed;
   stop(): Promise<void>;
+}
+
+/**
+ * Each change the service makes by itself, as the mutations a client would run to make the same change: their REST
+ * rows name what goes stale. Booking timers expire and complete bookings (the car's bookability with them);
+ * verification expiry changes what accounts, cars and bookings show as verified; delivery outcomes change deliveries
+ * and their subscription's health (a failing streak disables it).
+ */
+const changedLike = {
+  bookings: ['completeBooking'],
+  verifications: ['rejectVerification'],
+  webhooks: ['redeliverWebhookDelivery', 'updateWebhookSubscription'],
+} as const satisfies Record<BackgroundChange, readonly string[]>;
+
+/** Background changes as mutations, checked against the schema at start: a renamed mutation fails loudly here. */
+function backgroundInvalidation(
+  schema: GraphQLSchema,
+  stale: (mutations: readonly string[]) => Promise<void>,
+): Changed {
+  const mutations = schema.getMutationType()?.getFields() ?? {};
+  for (const name of Object.values(changedLike).flat())
+    if (!Object.hasOwn(mutations, name)) throw new Error(`background changes: no mutation ${name}`);
+  return (what) => stale(changedLike[what]);
 }
 
 export async function createApp(deps: AppDeps): Promise<App> {
@@ -84,6 +110,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Shared by instances through Redis when configured: rate-limit counters and the REST cache's versions.
   const redis = await sharedRedis(config.REDIS_URL, log);
   const restCache = redis.client ? redisCache(redis.client, redis.trouble) : memoryCache();
+  // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here, and
+  // so do the changes background work makes. Both are awaited before the write's answer or the next step.
+  const stale = staleAfterMutations(schema, restCache);
   const graphql = await createGraphQL({
     schema,
     orm,
@@ -94,8 +123,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     maxDepth: config.GRAPHQL_MAX_DEPTH,
     maxCost: config.GRAPHQL_MAX_COST,
     heapCeilingMb: config.HEAP_CEILING_MB,
-    // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here.
-    afterMutation: staleAfterMutations(schema, restCache),
+    afterMutation: stale,
   });
   const edge = createEdge({ log, trustProxy: config.TRUST_PROXY });
 
@@ -164,6 +192,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     apollo: graphql.apollo,
     contextFor: graphql.contextFor,
     limits: graphql.limits,
+    changed: backgroundInvalidation(schema, stale),
     async stop() {
       await graphql.stop();
       await redis.close();

@@ -60,8 +60,10 @@ export interface RestEnv {
   close(): Promise<void>;
 }
 
-/** How a test's service differs from the default: a statement run in place of another. */
+/** How a test's service differs from the default: background sweeps on, a statement run in place of another. */
 export interface RestOptions {
+  /** Background sweeps on, every this many milliseconds, on the test clock (webhook delivery stays off). */
+  sweepEveryMs?: number;
   /** Runs another statement in place of the one given (to hold a read where a test wants it). */
   rewrite?: (sql: string) => string;
 }
@@ -111,7 +113,9 @@ export async function startRest(env: Record<string, string> = {}, opts: RestOpti
   const service = await startService({
     config,
     log: pino({ level: 'silent' }),
-    timers: false,
+    ...(opts.sweepEveryMs
+      ? { timers: true, webhooks: false, sweepEveryMs: opts.sweepEveryMs }
+      : { timers: false }),
     clock: h.clock,
     authenticator,
     db: { orm, url, embedded: null, close: () => orm.close(true) },
