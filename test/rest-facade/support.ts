@@ -12,7 +12,7 @@ import { type Authenticator, bearerToken } from '../../src/access/authenticate.j
 import { loadConfig } from '../../src/config.js';
 import { openOrm } from '../../src/db/orm.js';
 import { entities } from '../../src/modules.js';
-import { type Service, startService } from '../../src/service.js';
+import { type Service, type ServiceOptions, startService } from '../../src/service.js';
 import { unauthorized } from '../../src/shared/errors.js';
 import { anonymous } from '../support/actors.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -62,10 +62,12 @@ export interface RestEnv {
 
 /** How a test's service differs from the default: background sweeps on, a statement run in place of another. */
 export interface RestOptions {
-  /** Background sweeps on, every this many milliseconds, on the test clock (webhook delivery stays off). */
+  /** Background sweeps on, every this many milliseconds, on the test clock. */
   sweepEveryMs?: number;
   /** Runs another statement in place of the one given (to hold a read where a test wants it). */
   rewrite?: (sql: string) => string;
+  /** Webhook delivery on, with these settings (off otherwise). */
+  webhooks?: Exclude<ServiceOptions['webhooks'], false | undefined>;
 }
 
 export async function startRest(env: Record<string, string> = {}, opts: RestOptions = {}): Promise<RestEnv> {
@@ -113,9 +115,8 @@ export async function startRest(env: Record<string, string> = {}, opts: RestOpti
   const service = await startService({
     config,
     log: pino({ level: 'silent' }),
-    ...(opts.sweepEveryMs
-      ? { timers: true, webhooks: false, sweepEveryMs: opts.sweepEveryMs }
-      : { timers: false }),
+    ...(opts.sweepEveryMs ? { timers: true, sweepEveryMs: opts.sweepEveryMs } : { timers: false }),
+    webhooks: opts.webhooks ?? false,
     clock: h.clock,
     authenticator,
     db: { orm, url, embedded: null, close: () => orm.close(true) },
