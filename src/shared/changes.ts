@@ -6,6 +6,3 @@ export type BackgroundChange = (typeof backgroundChanges)[number];
 
 /** Told once a background change has committed; resolves once what showed it is stale (in Redis too). */
 export type Changed = (what: BackgroundChange) => Promise<void>;
-
-/** Nothing to tell (tests and tools that run background steps by hand). */
-export const nothingChanged: Changed = async () => undefined;
