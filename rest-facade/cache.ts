@@ -107,7 +107,7 @@ export function memoryCache(
     },
     async set(key, value, tagVersions, ttl) {
       const stored: Held = { value, pairs: Object.entries(tagVersions), expires: now() + ttl * 1000 };
-      // Already stale (a write bumped a tag while it was computed): kept, it would only push out a fresher answer.
+      // Already stale (a write bumped a tag while it was computed): not kept, where it could only push out a fresher one.
       if (!stored.pairs.every(([t, v]) => (versions.get(t) ?? 0) === v)) return;
       const size = sizeOf(key, stored);
       // An answer bigger than an eighth of the budget would push out everything else: not kept.
