@@ -14,7 +14,7 @@ export interface ResponseCache {
   get(key: string): Promise<CachedResponse | undefined>;
   /**
    * The tags' versions, taken before the GraphQL runs: a mutation that commits meanwhile bumps them, so
-   * the entry stored with the older versions is never served.
+   * the entry stored with the older versions is never served. Reads in flight are shared by these too (handler.ts).
    */
   versions(tags: readonly string[]): Promise<Record<string, number>>;
   set(
@@ -107,6 +107,8 @@ export function memoryCache(
     },
     async set(key, value, tagVersions, ttl) {
       const stored: Held = { value, pairs: Object.entries(tagVersions), expires: now() + ttl * 1000 };
+      // Already stale (a write bumped a tag while it was computed): not kept, where it could only push out a fresher one.
+      if (!stored.pairs.every(([t, v]) => (versions.get(t) ?? 0) === v)) return;
       const size = sizeOf(key, stored);
       // An answer bigger than an eighth of the budget would push out everything else: not kept.
       if (size > maxBytes / 8) return;

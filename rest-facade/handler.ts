@@ -102,9 +102,9 @@ export function createHandler<C extends Caller>({
   };
 
   /**
-   * GET misses in flight, by cache key: requests for a key that is being computed wait for that answer instead
-   * of computing it again. Without this, an expiring 100-car page was recomputed by every connection at once
-   * (test/bench, S3: seconds of CPU every TTL, and the service's memory doubled).
+   * GET misses in flight, by cache key and the tag versions they read: requests for a key that is being computed
+   * wait for that answer instead of computing it again. Without this, an expiring 100-car page was recomputed by
+   * every connection at once (test/bench, S3: seconds of CPU every TTL, and the service's memory doubled).
    */
   const inFlight = new Map<string, Promise<CachedResponse | undefined>>();
   interface Flight {
@@ -137,11 +137,18 @@ export function createHandler<C extends Caller>({
       cacheKey = cacheKeyOf(knownCaller(ctx), format, ctx.path, ctx.querystring);
       const hit = await deps.cache.get(cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
-      const pending = inFlight.get(cacheKey);
+      // Your own writes (CONTRACT §28). A write's tags are bumped before its answer is sent (the mutation hook
+      // awaits the bump, in Redis too), so a request sent after that answer reads the new versions here, before it
+      // looks for a read in flight. A read in flight is shared only with requests that read the same versions:
+      // one that read them before the bump may have seen the rows before the write, and is not shared past it;
+      // one that read them after the bump ran its SQL after the write committed. Its answer is stored under the
+      // versions it read, so one from before a write is never a hit (nor a 304) after it.
+      versions = await deps.cache.versions(route.tags);
+      const key = `${cacheKey}@${Object.values(versions).join('.')}`;
+      const pending = inFlight.get(key);
       const shared = pending && (await pending);
       if (shared) return sendRepresentation(ctx, shared, ttl);
       if (!pending) {
-        const key = cacheKey;
         let settle: (r: CachedResponse | undefined) => void = () => undefined;
         const mine = new Promise<CachedResponse | undefined>((ok) => {
           settle = ok;
@@ -152,7 +159,6 @@ export function createHandler<C extends Caller>({
           settle(r);
         };
       }
-      versions = await deps.cache.versions(route.tags);
     }
 
     const body = isGet || route.def.method === 'DELETE' ? new Map() : await bodyParams(ctx.req);

@@ -29,6 +29,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
+import type { BackgroundChange, Changed } from './shared/changes.js';
 import { clientWentAway } from './shared/client-gone.js';
 import type { Clock } from './shared/clock.js';
 import { errorTable } from './shared/errors.js';
@@ -85,7 +86,32 @@ export interface App {
   afterMutation(fields: readonly string[]): Promise<void>;
   /** The rate limits of CONTRACT §28 for a graphql-ws operation: its refusal, if any. */
   countOperation: ReturnType<typeof operationLimits>;
+  /** Background work's changes, made stale in the REST cache like the mutations they stand for (changedLike). */
+  changed: Changed;
   stop(): Promise<void>;
+}
+
+/**
+ * Each change the service makes by itself, as the mutations a client would run to make the same change: their REST
+ * rows name what goes stale. Booking timers expire and complete bookings (the car's bookability with them);
+ * verification expiry changes what accounts, cars and bookings show as verified; delivery outcomes change deliveries
+ * and their subscription's health (a failing streak disables it).
+ */
+const changedLike = {
+  bookings: ['completeBooking'],
+  verifications: ['rejectVerification'],
+  webhooks: ['redeliverWebhookDelivery', 'updateWebhookSubscription'],
+} as const satisfies Record<BackgroundChange, readonly string[]>;
+
+/** Background changes as mutations, checked against the schema at start: a renamed mutation fails loudly here. */
+function backgroundInvalidation(
+  schema: GraphQLSchema,
+  stale: (mutations: readonly string[]) => Promise<void>,
+): Changed {
+  const mutations = schema.getMutationType()?.getFields() ?? {};
+  for (const name of Object.values(changedLike).flat())
+    if (!Object.hasOwn(mutations, name)) throw new Error(`background changes: no mutation ${name}`);
+  return (what) => stale(changedLike[what]);
 }
 
 export async function createApp(deps: AppDeps): Promise<App> {
@@ -105,6 +131,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // The authorization server and /graphql answer a 429 in their own terms.
     refuse: (ctx, message, retryAfter) => oauth429(ctx, message) || graphql429(ctx, message, retryAfter),
   });
+  // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here, and
+  // so do the changes background work makes. Both are awaited before the write's answer or the next step.
   const staleAfter = staleAfterMutations(schema, restCache);
   const graphql = await createGraphQL({
     schema,
@@ -117,7 +145,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     maxCost: config.GRAPHQL_MAX_COST,
     heapCeilingMb: config.HEAP_CEILING_MB,
     gate: deps.gate,
-    // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here.
     afterMutation: staleAfter,
     // CONTRACT §28: each mutation root field of a /graphql document counts, not only the request.
     countActions: limits.actions,
@@ -200,6 +227,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),
     afterMutation: staleAfter,
+    changed: backgroundInvalidation(schema, staleAfter),
     async stop() {
       await graphql.stop();
       await redis.close();

@@ -22,6 +22,7 @@ import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
 import { listen } from './server.js';
+import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
@@ -51,7 +52,11 @@ export interface ServiceOptions {
    * Webhook delivery workers: on with the timers unless given. Tests pass overrides (a fast retry schedule, short
    * polls, a CA for their receivers) or `false`. The outbox relay (fan-out, the event bus) runs either way.
    */
-  webhooks?: Partial<Omit<DeliveryOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'metrics'>> | false;
+  webhooks?:
+    | Partial<Omit<DeliveryOptions, 'orm' | 'databaseUrl' | 'clock' | 'log' | 'metrics' | 'changed'>>
+    | false;
+  /** How often the background sweeps run (tests that move their clock want them soon); their defaults otherwise. */
+  sweepEveryMs?: number;
   /** Execution gate sizes other than the service's own (tests: tiny lanes and a short wait, to overload it). */
   gate?: Partial<GateOptions>;
 }
@@ -103,7 +108,10 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       gate: opts.gate,
     });
     const { tls, listeners } = await serve(app, schema, config);
-    const timers = opts.timers !== false ? startSweeps(db, config, clock, log) : [];
+    const timers =
+      opts.timers !== false
+        ? startSweeps({ db, config, clock, log, changed: app.changed }, opts.sweepEveryMs)
+        : [];
     // Committed events are fanned out and published on the bus in every instance, delivering or not, so
     // subscribers hear them all; SKIP LOCKED shares the work.
     relay = startOutboxRelay({
@@ -113,7 +121,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       log,
       bus,
       take: fanOutBatch,
-      onTaken: () => delivery?.wake(),
+      // New deliveries show in their subscription's cached searches: stale at once, as delivery outcomes are.
+      onTaken: () => {
+        delivery?.wake();
+        app
+          .changed('webhooks')
+          .catch((err: unknown) => log.warn({ err }, 'REST cache not told of new deliveries'));
+      },
     });
     // Delivery runs in every instance unless turned off; claims with SKIP LOCKED and leases share the work.
     if (opts.webhooks !== undefined ? opts.webhooks !== false : opts.timers !== false)
@@ -123,6 +137,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         clock,
         log,
         metrics,
+        changed: () => app.changed('webhooks'),
         ...deliverySettings(config),
         ...(opts.webhooks || {}),
       });
@@ -211,15 +226,32 @@ async function serve(app: App, schema: GraphQLSchema, config: Config) {
   return { tls, listeners };
 }
 
-/** The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete). */
-function startSweeps(db: Database, config: Config, clock: Clock, log: Logger): Periodic[] {
+/**
+ * The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete). What they
+ * change is made stale in the REST cache once committed (`changed`), before the next batch.
+ */
+function startSweeps(
+  o: { db: Database; config: Config; clock: Clock; log: Logger; changed: Changed },
+  everyMs?: number,
+): Periodic[] {
+  const { db, clock, log } = o;
   return [
     every(
-      SWEEP_MS,
-      () => db.orm.em.fork().transactional((em) => expireVerifications({ em, clock })),
+      everyMs ?? SWEEP_MS,
+      async () => {
+        const expired = await db.orm.em.fork().transactional((em) => expireVerifications({ em, clock }));
+        if (expired > 0) await o.changed('verifications');
+      },
       (err) => log.error({ err }, 'verification expiry sweep failed'),
     ),
     // Every instance sweeps; SKIP LOCKED shares the work.
-    startBookingTimers({ orm: db.orm, clock, policy: bookingPolicy(config.BOOKING_LEAD_MINUTES), log }),
+    startBookingTimers({
+      orm: db.orm,
+      clock,
+      policy: bookingPolicy(o.config.BOOKING_LEAD_MINUTES),
+      log,
+      everyMs,
+      moved: () => o.changed('bookings'),
+    }),
   ];
 }

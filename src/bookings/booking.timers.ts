@@ -64,12 +64,16 @@ export async function runDueBookingTimers(
   return result;
 }
 
-/** Sweeps until nothing is due, one transaction per batch. */
+/**
+ * Sweeps until nothing is due, one transaction per batch. `moved` is told after each batch that moved a booking
+ * has committed (cached answers showing those bookings go stale: CONTRACT §28), and awaited before the next.
+ */
 export async function sweepBookingTimers(
   orm: Orm,
   clock: Clock,
   policy: BookingPolicy,
   batch = 100,
+  moved: () => Promise<void> = async () => undefined,
 ): Promise<SweepResult> {
   const total: SweepResult = { expired: 0, noShows: 0, autoCompleted: 0 };
   for (;;) {
@@ -77,7 +81,9 @@ export async function sweepBookingTimers(
     total.expired += r.expired;
     total.noShows += r.noShows;
     total.autoCompleted += r.autoCompleted;
-    if (r.expired + r.noShows + r.autoCompleted < batch) return total;
+    const n = r.expired + r.noShows + r.autoCompleted;
+    if (n > 0) await moved();
+    if (n < batch) return total;
   }
 }
 
@@ -87,12 +93,14 @@ export function startBookingTimers(opts: {
   clock: Clock;
   policy: BookingPolicy;
   log: Logger;
-  everyMs?: number;
+  everyMs?: number | undefined;
+  /** Told once moved bookings have committed (the composition root makes cached answers showing them stale). */
+  moved?: () => Promise<void>;
 }): Periodic {
   return every(
     opts.everyMs ?? 15_000,
     async () => {
-      const r = await sweepBookingTimers(opts.orm, opts.clock, opts.policy);
+      const r = await sweepBookingTimers(opts.orm, opts.clock, opts.policy, 100, opts.moved);
       if (r.expired + r.noShows + r.autoCompleted > 0) opts.log.info(r, 'booking timers fired');
     },
     (err) => opts.log.error({ err }, 'booking timer sweep failed'),

@@ -9,7 +9,12 @@ export type Orm = MikroORM;
 export async function openOrm(
   clientUrl: string,
   entities: NonNullable<Options['entities']>,
-  opts: { debug?: boolean; pool?: number; onQuery?: (sql: string) => void } = {},
+  opts: {
+    debug?: boolean;
+    pool?: number;
+    onQuery?: (sql: string) => void;
+    rewrite?: ((sql: string) => string) | undefined;
+  } = {},
 ): Promise<MikroORM> {
   return MikroORM.init({
     clientUrl,
@@ -29,10 +34,11 @@ export async function openOrm(
     // Ids are generated in code, so flushes never wait on RETURNING id round-trips.
     forceUtcTimezone: true,
     allowGlobalContext: false,
-    // A hook for counting statements (tests and benchmarks); it must hand the SQL back unchanged.
+    // A hook for counting statements (tests and benchmarks), and for a test to run another statement instead, to
+    // hold one read at a point of its choosing (test/rest-facade/read-after-write.test.ts).
     onQuery: (sql: string) => {
       opts.onQuery?.(sql);
-      return sql;
+      return opts.rewrite ? opts.rewrite(sql) : sql;
     },
   });
 }

@@ -102,12 +102,13 @@ function statement(sql: string): { text: string; name: string } {
  * straight to MikroORM's own pg pool with bound parameters, short ones as prepared statements: no query text is
  * built by inlining values, and PostgreSQL plans a repeated lookup once per connection (test/bench, S2).
  */
-export async function runRead<R>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<R[]> {
+export async function runRead<R>(em: EntityManager, given: string, params: readonly unknown[]): Promise<R[]> {
   const trx = em.getTransactionContext();
   const connection = em.getConnection();
-  if (trx) return connection.execute<R[]>(sql, [...params], 'all', trx);
-  // The statement hook (tests count statements with it) sees every read, as it does MikroORM's own.
-  em.config.get('onQuery')?.(sql, [...params]);
+  if (trx) return connection.execute<R[]>(given, [...params], 'all', trx);
+  // The statement hook (tests count statements with it) sees every read, as it does MikroORM's own, and what it
+  // hands back runs, as with MikroORM's (src/db/orm.ts).
+  const sql = em.config.get('onQuery')?.(given, [...params]) ?? given;
   const pool = (await connection.getNativeClient()) as Pool;
   const { text, name } = statement(sql);
   const values = [...params];

@@ -50,6 +50,8 @@ export interface DeliveryOptions {
   /** DNS lookup used by the guard (tests inject one that answers loopback). */
   lookup?: Lookup;
   random?: () => number;
+  /** Told once outcomes are written: cached answers showing deliveries and subscriptions go stale (src/app.ts). */
+  changed?: (() => Promise<void>) | undefined;
 }
 
 export interface DeliveryRuntime {
@@ -110,6 +112,7 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
     pollMs,
     userAgent: userAgent(),
     onOutcome: o.metrics ? webhookMetrics(o.metrics, orm, clock) : undefined,
+    changed: o.changed,
   });
   const retentionMs = o.retentionMs ?? 30 * DAY_MS;
   const sweep = setInterval(() => {

@@ -37,6 +37,11 @@ export interface WorkerOptions {
   userAgent: string;
   /** Counts what became of each delivery handled (metrics). */
   onOutcome?: OutcomeCounter | undefined;
+  /**
+   * Told once outcomes are written, and awaited before they count as recorded: a delivery's new state is stale in
+   * cached answers at once (CONTRACT §28), not after their time to live.
+   */
+  changed?: (() => Promise<void>) | undefined;
 }
 
 /** Rounds of slots claimed ahead: claims (a round-trip each) overlap the sending instead of pausing it. */
@@ -57,7 +62,12 @@ export class DeliveryWorker {
   constructor(opts: WorkerOptions) {
     this.#o = opts;
     this.#unrecordedLimit = opts.unrecordedLimit ?? 4 * opts.concurrency;
-    this.#recorder = new AttemptRecorder((batch) => recordAttempts(opts.orm.em.fork(), batch));
+    const changed = opts.changed ?? (async () => undefined);
+    this.#recorder = new AttemptRecorder(async (batch) => {
+      const mine = await recordAttempts(opts.orm.em.fork(), batch);
+      await changed();
+      return mine;
+    });
     this.#pump = new Pump(
       () => this.#step(),
       opts.pollMs,
@@ -140,10 +150,12 @@ export class DeliveryWorker {
     const count = (o: DeliveryOutcome) => this.#o.onOutcome?.(o);
     if (!target || target.deleted) {
       await releaseUnsent(em(), c, 'Cancelled', attemptedAt);
+      await this.#o.changed?.();
       return count('cancelled');
     }
     if (!target.isActive && !c.manual) {
       await releaseUnsent(em(), c, 'Skipped', attemptedAt);
+      await this.#o.changed?.();
       return count('skipped');
     }
     const result = await sendAttempt(

@@ -3,7 +3,7 @@
 // the request id to quote.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError, Source } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError, Source } from 'graphql';
 import { errorCodes, fieldLabel, isDomainError, MASKED_MESSAGE } from '../shared/errors.js';
 import type { Context } from './context.js';
 import { argumentAt } from './error-location.js';
@@ -121,31 +121,59 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   };
 }
 
+/** An error that was not ours (no domain error, no code Apollo gave it) is logged with its cause. */
+function logUnexpected(errors: readonly GraphQLError[], log: Context['log']): void {
+  for (const e of errors) {
+    const code = e.extensions?.code;
+    const original = e.originalError;
+    if (isDomainError(original) || (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR')) continue;
+    log.error({ err: original ?? e, path: e.path }, 'unexpected error in GraphQL');
+  }
+}
+
+/** A masked error carries the request id a caller can quote to support. */
+const withRequestId = (e: GraphQLFormattedError, requestId: string): GraphQLFormattedError =>
+  e.extensions?.code === 'InternalServerError'
+    ? { ...e, extensions: { ...e.extensions, meta: { requestId } } }
+    : e;
+
 /**
- * Apollo's side of masking, which needs the request: an error that was not ours (no domain error, no code Apollo
- * gave it) is logged with its cause, and its masked answer carries the request id a caller can quote to support.
+ * Apollo's side of masking, which needs the request: what was not ours is logged, and its masked answer carries
+ * the request id.
  */
 export const unexpectedErrorsPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async didEncounterErrors(rc) {
-        for (const e of rc.errors) {
-          const code = e.extensions?.code;
-          const original = e.originalError;
-          if (isDomainError(original) || (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR'))
-            continue;
-          rc.contextValue.log.error({ err: original ?? e, path: e.path }, 'unexpected error in GraphQL');
-        }
+        logUnexpected(rc.errors, rc.contextValue.log);
       },
       async willSendResponse(rc) {
         const body = rc.response.body;
         if (body.kind !== 'single' || !body.singleResult.errors) return;
         body.singleResult.errors = body.singleResult.errors.map((e) =>
-          e.extensions?.code === 'InternalServerError'
-            ? { ...e, extensions: { ...e.extensions, meta: { requestId: rc.contextValue.requestId } } }
-            : e,
+          withRequestId(e, rc.contextValue.requestId),
         );
       },
     };
   },
 };
+
+/**
+ * The errors of a read run outside Apollo's pipeline (in-process.ts), shaped as Apollo shapes them: its enrichment
+ * (the error's JSON, INTERNAL_SERVER_ERROR when it has no code), `formatError`, then what `unexpectedErrorsPlugin`
+ * does. Running the read again through Apollo to get that shape executed every failed read twice.
+ */
+export function formatExecutionErrors(
+  errors: readonly GraphQLError[],
+  ctx: Pick<Context, 'log' | 'requestId'>,
+): GraphQLFormattedError[] {
+  logUnexpected(errors, ctx.log);
+  return errors.map((e) => {
+    const { http: _http, ...extensions } = e.extensions ?? {};
+    const enriched = {
+      ...e.toJSON(),
+      extensions: { ...extensions, code: extensions.code ?? 'INTERNAL_SERVER_ERROR' },
+    };
+    return withRequestId(formatError(enriched, e), ctx.requestId);
+  });
+}

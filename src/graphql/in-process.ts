@@ -1,13 +1,13 @@
 // How GraphQL clients living in this process (the REST facade, the dashboard) run a document: a read runs its
-// compiled form directly, behind the execution gate; anything else, and any read that errs, goes through Apollo so
-// errors keep the shape and logging of every other path.
+// compiled form directly, behind the execution gate, its errors shaped as Apollo shapes them; anything else goes
+// through Apollo.
 import type { ApolloServer } from '@apollo/server';
 import { type DocumentNode, type GraphQLSchema, print } from 'graphql';
 import type { Actor } from '../access/actor.js';
 import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
-import { formatError } from './errors.js';
+import { formatError, formatExecutionErrors } from './errors.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { isGateRefusal, refusalError } from './execution-lane.js';
 import { sizeRefusalOf } from './limits.guard.js';
@@ -69,8 +69,8 @@ export function inProcessExecutor(deps: InProcessDeps) {
     const contextValue = deps.contextFor(actor, requestId);
     contextValue.signal = signal;
     // A facade read runs its compiled document without Apollo's request pipeline (it needs none of its plugins:
-    // no mutation to announce, no cache hints). Any error is answered by Apollo instead, running the read again,
-    // so that errors keep exactly the shape and logging of every other path.
+    // no mutation to announce, no cache hints). It runs once, failed or not: its errors get the shape and logging
+    // of every other path from errors.ts. Apollo runs it only when it did not run (not compiled, variables refused).
     if (typeof document !== 'string' && isQuery(document)) {
       // It takes its turn at the execution gate like every other execution (CONTRACT §13 "Memory"): a single
       // object or a short page runs at once; larger pages share the page lane's budget (gateSizes, execution-gate.ts).
@@ -86,7 +86,11 @@ export function inProcessExecutor(deps: InProcessDeps) {
         if (isGateRefusal(e)) return { errors: [refusalError(e)] };
         throw e;
       }
-      if (result && !result.errors?.length) return { data: result.data as Record<string, unknown> };
+      if (result) {
+        const data = result.data as Record<string, unknown> | null;
+        if (!result.errors?.length) return { data };
+        return { data, errors: formatExecutionErrors(result.errors, contextValue) };
+      }
     }
     const query = typeof document === 'string' ? document : sourceOf(document);
     const res = await deps.apollo.executeOperation({ query, variables }, { contextValue });

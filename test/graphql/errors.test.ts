@@ -1,11 +1,18 @@
 // Unexpected failures are masked: a generic message with the request id, the details only in the log.
 
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { parse } from 'graphql';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
-import { openOrm } from '../../src/db/orm.js';
+import type { Actor } from '../../src/access/actor.js';
+import { type Orm, openOrm } from '../../src/db/orm.js';
+import { CompiledDocuments } from '../../src/graphql/compiled.js';
 import { createContext } from '../../src/graphql/context.js';
-import { entities } from '../../src/modules.js';
+import { createExecutionGate, gateSizes } from '../../src/graphql/execution-gate.js';
+import { inProcessExecutor } from '../../src/graphql/in-process.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { entities, modules } from '../../src/modules.js';
 import { asOps } from '../support/actors.js';
 import { useHarness } from '../support/harness.js';
 
@@ -89,5 +96,62 @@ describe('error masking', () => {
       field: 'limit',
       errors: [{ code: 'OutOfRange', field: 'limit', meta: { min: 1, max: 1000 } }],
     });
+  });
+});
+
+describe('a read run in process (the REST facade, the dashboard)', () => {
+  const schema = buildSchema(modules);
+  /** The in-process executor, with its context given and Apollo's answer to the same read to compare. */
+  const both = async (orm: Orm, query: string, log = pino({ level: 'silent' })) => {
+    const contextFor = (actor: Actor, requestId: string) =>
+      createContext({ em: orm.em.fork(), actor, clock: h.clock, requestId, log: log.child({ requestId }) });
+    const execute = inProcessExecutor({
+      schema,
+      compiled: new CompiledDocuments(schema),
+      gate: createExecutionGate(gateSizes(50_000)),
+      apollo: h.app.apollo,
+      contextFor,
+    });
+    h.sql.length = 0;
+    const inProcess = await execute(parse(query), {}, asOps(), 'req-in-process');
+    const statements = h.sql.length;
+    const res = await h.app.apollo.executeOperation(
+      { query },
+      { contextValue: contextFor(asOps(), 'req-in-process') },
+    );
+    if (res.body.kind !== 'single') throw new Error('single result expected');
+    return { inProcess, statements, apollo: res.body.singleResult };
+  };
+
+  it('that fails runs once, its errors shaped as Apollo shapes them', async () => {
+    const { inProcess, statements, apollo } = await both(h.orm, `{ car(id: "${randomUUID()}") { id } }`);
+    expect(inProcess.errors?.[0]?.extensions?.code).toBe('NotFound');
+    expect(inProcess).toEqual(apollo);
+    // Before, the error was shaped by running the read again through Apollo: two scans.
+    expect(statements).toBe(1);
+  });
+
+  it('that fails unexpectedly is masked with the request id and logged, as through Apollo', async () => {
+    const missing = new URL(inject('databaseUrl'));
+    missing.pathname = '/carshare_no_such_database';
+    const gone = await openOrm(missing.toString(), entities as never, { pool: 1 });
+    const lines: Record<string, any>[] = [];
+    const log = pino(
+      new Writable({
+        write(chunk, _e, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    const { inProcess, apollo } = await both(gone, '{ userAccounts { total } }', log);
+    expect(inProcess.errors?.[0]?.extensions).toEqual({
+      code: 'InternalServerError',
+      errors: [],
+      meta: { requestId: 'req-in-process' },
+    });
+    expect(inProcess).toEqual(apollo);
+    expect(lines.filter((l) => l.msg === 'unexpected error in GraphQL')).toHaveLength(2);
+    await gone.close(true);
   });
 });

@@ -1,7 +1,8 @@
 // The SQL budgets of issue 8 (research/performance.md §2.7), pinned without timing anything: a search of cars
 // with every embed (S1) costs at most 4 statements, the same for 1, 10 and 100 cars, one car with every embed (S2)
-// costs one, and concurrent misses of one page compute it once. `npm run bench` measures the same
+// costs one, a failed read runs once, and concurrent misses of one page compute it once. `npm run bench` measures the same
 // requests under load; this keeps them honest in CI.
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../factories/accounts.js';
 import { seedCars, sql } from '../factories/cars.js';
@@ -62,6 +63,15 @@ describe('SQL statements per request (issue 8 budgets)', () => {
     expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
     expect(env.sql.length).toBeLessThanOrEqual(4);
+  });
+
+  it('a failed read runs once: a car that does not exist costs the one statement that finds nothing', async () => {
+    env.sql.length = 0;
+    const r = await env.call('GET', `/api/cars/${randomUUID()}`, { token });
+    expect(r.status).toBe(404);
+    expect(r.json.ResponseStatus.ErrorCode).toBe('NotFound');
+    // Before, the error was shaped by running the read again through Apollo: two scans.
+    expect(env.sql).toHaveLength(1);
   });
 
   it('S2: one car with every embed costs one statement', async () => {

@@ -60,11 +60,19 @@ export interface RestEnv {
   close(): Promise<void>;
 }
 
-export async function startRest(
-  env: Record<string, string> = {},
-  /** Service options a test sets itself (an execution gate with tiny lanes). */
-  options: Pick<ServiceOptions, 'gate'> = {},
-): Promise<RestEnv> {
+/** How a test's service differs from the default: background sweeps on, a statement run in place of another. */
+export interface RestOptions {
+  /** Background sweeps on, every this many milliseconds, on the test clock. */
+  sweepEveryMs?: number;
+  /** Runs another statement in place of the one given (to hold a read where a test wants it). */
+  rewrite?: (sql: string) => string;
+  /** Webhook delivery on, with these settings (off otherwise). */
+  webhooks?: Exclude<ServiceOptions['webhooks'], false | undefined>;
+  /** An execution gate with tiny lanes (to overload it). */
+  gate?: ServiceOptions['gate'];
+}
+
+export async function startRest(env: Record<string, string> = {}, opts: RestOptions = {}): Promise<RestEnv> {
   const h = await createHarness();
   const tokens = new Map<string, Actor>();
   let checks = 0;
@@ -88,6 +96,7 @@ export async function startRest(
     onQuery: (s) => {
       if (!relayed.test(s)) sql.push(s);
     },
+    rewrite: opts.rewrite,
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'carshare-rest-'));
   const config = loadConfig({
@@ -108,11 +117,12 @@ export async function startRest(
   const service = await startService({
     config,
     log: pino({ level: 'silent' }),
-    timers: false,
+    ...(opts.sweepEveryMs ? { timers: true, sweepEveryMs: opts.sweepEveryMs } : { timers: false }),
+    webhooks: opts.webhooks ?? false,
     clock: h.clock,
     authenticator,
     db: { orm, url, embedded: null, close: () => orm.close(true) },
-    ...options,
+    ...(opts.gate ? { gate: opts.gate } : {}),
   });
   const agent = new Agent({ connect: { ca: service.cert } });
   const origin = `https://localhost:${service.port}`;
@@ -163,7 +173,7 @@ export async function startRest(
  * use it. The returned object stands for the environment and reaches it on each use.
  */
 export function useRest(
-  opts: { env?: Record<string, string>; resetEach?: boolean; gate?: ServiceOptions['gate'] } = {},
+  opts: { env?: Record<string, string>; resetEach?: boolean } & RestOptions = {},
 ): RestEnv {
   let current: RestEnv | undefined;
   const the = (): RestEnv => {
@@ -171,7 +181,7 @@ export function useRest(
     return current;
   };
   beforeAll(async () => {
-    current = await startRest(opts.env, opts.gate ? { gate: opts.gate } : {});
+    current = await startRest(opts.env, opts);
     await current.h.reset();
   });
   afterAll(async () => {

@@ -1,0 +1,8 @@
+// What the service changes by itself, outside any request (CONTRACT §28 "Your own writes"): the background work that
+// made a change names it once committed, and the composition root makes the cached answers showing it stale at
+// once, as a mutation's would be (src/app.ts). Background modules get the callback; none knows the REST cache.
+export const backgroundChanges = ['bookings', 'verifications', 'webhooks'] as const;
+export type BackgroundChange = (typeof backgroundChanges)[number];
+
+/** Told once a background change has committed; resolves once what showed it is stale (in Redis too). */
+export type Changed = (what: BackgroundChange) => Promise<void>;
