@@ -97,7 +97,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here.
     afterMutation: staleAfterMutations(schema, restCache),
   });
-  const edge = createEdge({ log, trustProxy: config.TRUST_PROXY });
+  const edge = createEdge({ log, trustProxy: config.TRUST_PROXY, publicUrl: config.PUBLIC_URL });
 
   const koa = new Koa({ proxy: config.TRUST_PROXY });
   const routes = (router: Router) => koa.use(router.routes()).use(router.allowedMethods());

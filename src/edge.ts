@@ -18,7 +18,7 @@ export interface Edge {
   requestIdOf(incoming: string | undefined): string;
   /** Writes the request's log line (for requests answered in front of Koa; `requestLog` writes the others). */
   logRequest(line: RequestLine): void;
-  /** Answers `{"ResponseStatus":…}` with the code's status. */
+  /** Answers `{"ResponseStatus":…}` with the code's status (and `Meta.Help`, the /docs section on the code). */
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
 }
 
@@ -34,7 +34,7 @@ export interface RequestLine {
   ip: string;
 }
 
-export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
+export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: string }): Edge {
   const { log } = opts;
   // The request line names no secret (id, method, path, status, duration, address): it skips the redaction walk
   // every other log line pays, since it is written for every request.
@@ -42,7 +42,7 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean }): Edge {
   const sendError: Edge['sendError'] = (ctx, code, message, meta) => {
     ctx.status = statusOf[code];
     ctx.type = 'application/json';
-    ctx.body = responseStatus(code, message, meta);
+    ctx.body = responseStatus(opts.publicUrl, code, message, meta);
   };
   const requestIdOf = (incoming: string | undefined) =>
     incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();

@@ -7,7 +7,7 @@ import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
-import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
+import { clientErrorAnswer, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { refusalOf } from './graphql/limits.guard.js';
 import { responseStatus, statusOf } from './shared/errors.js';
@@ -18,6 +18,8 @@ export interface ListenOptions {
   httpPort: number;
   key: string;
   cert: string;
+  /** The service's public origin, which error answers link to (`Meta.Help`). */
+  publicUrl: string;
 }
 
 export interface Listeners {
@@ -31,10 +33,6 @@ export interface Listeners {
 const HTTP_DRAIN_MS = 10_000;
 const WS_DRAIN_MS = 3_000;
 
-const HTTPS_REQUIRED = JSON.stringify(
-  responseStatus('HttpsRequired', 'This service is only available over HTTPS'),
-);
-
 function listenOn(server: http.Server | https.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -46,6 +44,9 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
 }
 
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
+  const httpsRequired = JSON.stringify(
+    responseStatus(opts.publicUrl, 'HttpsRequired', 'This service is only available over HTTPS'),
+  );
   let handler: ReturnType<App['callback']> | undefined;
   // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
@@ -63,10 +64,11 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
       'Content-Type': 'application/json; charset=utf-8',
       'Request-Id':
         typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
-      'Content-Length': Buffer.byteLength(HTTPS_REQUIRED),
+      'Content-Length': Buffer.byteLength(httpsRequired),
     });
-    res.end(HTTPS_REQUIRED);
+    res.end(httpsRequired);
   });
+  const answerClientError = clientErrorAnswer(opts.publicUrl);
   secure.on('clientError', answerClientError);
   plain.on('clientError', answerClientError);
   const secureDrain = drainOf(secure);
