@@ -4,7 +4,7 @@ import { type Actor, apiScopes } from '../access/actor.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../shared/clock.js';
 import { selfSignedCertPath } from '../tls.js';
-import { createClientApplication } from './client-application.commands.js';
+import { createClientApplication, deleteClientApplication } from './client-application.commands.js';
 
 /** The operator at the console (the command line is trusted like the database it writes to). */
 const operator: Actor = Object.freeze({ kind: 'clientapplication', id: null, roles: [], scopes: [] });
@@ -86,5 +86,13 @@ export function clientNextStep(
       publicUrl: config.PUBLIC_URL,
       caFile: config.TLS_CERT ? undefined : selfSignedCertPath(config.DATA_DIR),
     },
+  );
+}
+
+/** Removes an application the command line made for itself (`npm run webhooks -- listen`), revoking its tokens. */
+export async function removeClientFromCli(db: Pick<Database, 'orm'>, id: string): Promise<void> {
+  const em = db.orm.em.fork();
+  await em.transactional((tem) =>
+    deleteClientApplication({ em: tem as typeof em, actor: operator, clock: systemClock }, id),
   );
 }
