@@ -21,13 +21,15 @@ const PAGE =
 // point is not `#api-reference`: the bundle would mount a second, unconfigured reference there by itself.)
 // A help link (`#error-NotFound`, the `Meta.Help` of an error answer) is an address of ours that stays put whatever
 // the renderer: it is turned into the renderer's own address of that code's heading in the Errors guide before the
-// renderer reads it, on load and when only the fragment changes (a link followed from a page already open).
-// Registered before the renderer's own listener, so that one sees the heading's address.
+// renderer reads it, on load and when only the fragment changes (a link followed from a page already open: the
+// browser fires popstate, then hashchange). Registered before the renderer's own listeners, so they see the heading's
+// address.
 const HELP_LINKS = `function helpLink() {
   var m = /^#error-([A-Za-z0-9]+)$/.exec(location.hash);
   if (m) history.replaceState(null, '', '#description/' + m[1].toLowerCase());
 }
 helpLink();
+addEventListener('popstate', helpLink);
 addEventListener('hashchange', helpLink);
 `;
 
