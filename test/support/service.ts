@@ -7,7 +7,7 @@ import { Agent, fetch, type RequestInit } from 'undici';
 import { inject } from 'vitest';
 import type { Authenticator } from '../../src/access/authenticate.js';
 import { loadConfig } from '../../src/config.js';
-import { type Service, startService } from '../../src/service.js';
+import { type Service, type ServiceOptions, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { freePort } from './port.js';
 
@@ -21,7 +21,13 @@ export interface TestService {
 }
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; authenticator?: Authenticator; clock?: Clock } = {},
+  opts: {
+    env?: Record<string, string>;
+    authenticator?: Authenticator;
+    clock?: Clock;
+    /** Webhook delivery workers (off unless given), e.g. `{ pollMs: 50 }`. */
+    webhooks?: ServiceOptions['webhooks'];
+  } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'carshare-svc-'));
   // The port is chosen first so PUBLIC_URL (the OAuth issuer, Location headers) names the real origin.
@@ -48,6 +54,7 @@ export async function startTestService(
     timers: false,
     ...(opts.authenticator ? { authenticator: opts.authenticator } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
   });
   const agent = new Agent({ connect: { ca: service.cert } });
   const origin = `https://localhost:${service.port}`;
