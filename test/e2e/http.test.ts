@@ -52,6 +52,7 @@ describe('the HTTP edge', () => {
           ErrorCode: 'HttpsRequired',
           Message: 'This service is only available over HTTPS',
           Errors: [],
+          Meta: { Help: `${s.origin}/docs#error-HttpsRequired` },
         },
       });
     }

@@ -5,8 +5,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import { Agent, type Dispatcher } from 'undici';
 import { WebSocket } from 'ws';
-import { type AttemptResult, sendAttempt } from '../delivery/send.js';
-import { serializeBody } from './fanout.js';
+import { serializeBody } from '../webhooks/fanout.js';
+import { type AttemptResult, sendAttempt } from './send.js';
 
 export interface ForwarderOptions {
   /** The service's origin (`PUBLIC_URL`); its graphql-ws endpoint is `/graphql` there. */

@@ -5,16 +5,16 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
-import { createClientFromCli, removeClientFromCli } from '../clientapps/client-application.cli.js';
-import { type Config, ConfigError, loadConfig } from '../config.js';
-import { type Database, openDatabase } from '../db/database.js';
-import { userAgent } from '../delivery/delivery.runtime.js';
-import { eventNames, isEventName } from '../events/events.js';
-import { entities } from '../modules.js';
-import { selfSignedCertPath } from '../tls.js';
-import { startForwarder } from './listen.forwarder.js';
-import { generateSecret, parseSecret } from './secret.js';
-import { splitEvents } from './subscription.input.js';
+import { createClientFromCli, removeClientFromCli } from './clientapps/client-application.cli.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Database, openDatabase } from './db/database.js';
+import { userAgent } from './delivery/delivery.runtime.js';
+import { startForwarder } from './delivery/listen.forwarder.js';
+import { eventNames, isEventName } from './events/events.js';
+import { entities } from './modules.js';
+import { selfSignedCertPath } from './tls.js';
+import { generateSecret, parseSecret } from './webhooks/secret.js';
+import { splitEvents } from './webhooks/subscription.input.js';
 
 const usage = `Usage:
   npm run webhooks -- listen --forward-to URL [--events e1,e2] [--client-id ID --client-secret SECRET]
