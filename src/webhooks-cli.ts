@@ -100,6 +100,18 @@ function listenSecret(dataDir: string): string {
   return secret;
 }
 
+/** The certificate a default start made, which the service is reached with. */
+function selfSignedCertificate(dataDir: string): string {
+  const file = selfSignedCertPath(dataDir);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(
+      `${file} does not exist: start the service (npm start) from this folder first, so it makes its certificate`,
+    );
+  }
+}
+
 /** A client-credentials token allowed to read events. */
 async function tokenOf(config: Config, dispatcher: Agent, client: { id: string; secret: string }) {
   const r = await fetch(`${config.PUBLIC_URL}/api/oauth/token`, {
@@ -125,7 +137,7 @@ async function tokenOf(config: Config, dispatcher: Agent, client: { id: string; 
 
 async function listen(o: Listen): Promise<number> {
   const config = loadConfig();
-  const ca = config.TLS_CERT ? undefined : readFileSync(selfSignedCertPath(config.DATA_DIR), 'utf8');
+  const ca = config.TLS_CERT ? undefined : selfSignedCertificate(config.DATA_DIR);
   const dispatcher = new Agent(ca ? { connect: { ca } } : {});
   const secret = listenSecret(config.DATA_DIR);
   // Without credentials, an application of its own for as long as it runs, made with the admin CLI's database access.
