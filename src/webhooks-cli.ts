@@ -199,7 +199,9 @@ async function listen(o: Listen): Promise<number> {
         end(1);
       },
     });
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => end(0));
+    // `on`, not `once`: Ctrl-C signals the whole foreground group and npm forwards it too, so a second SIGINT comes
+    // at once, and its default action would end the process before its application is removed.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => end(0));
   });
 }
 
