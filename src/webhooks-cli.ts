@@ -1,19 +1,16 @@
 // `npm run webhooks -- listen --forward-to URL` (CONTRACT §27): the car share's events forwarded to a receiver on
 // this machine as signed deliveries, the way `stripe listen` does, since subscriptions may not reach private addresses.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, fetch } from 'undici';
+import { Agent } from 'undici';
 import { createClientFromCli, removeClientFromCli } from './clientapps/client-application.cli.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { userAgent } from './delivery/delivery.runtime.js';
+import { listenSecret, selfSignedCertificate, tokenOf } from './delivery/listen.credentials.js';
 import { startForwarder } from './delivery/listen.forwarder.js';
 import { eventNames, isEventName } from './events/events.js';
 import { entities } from './modules.js';
-import { selfSignedCertPath } from './tls.js';
-import { generateSecret, parseSecret } from './webhooks/secret.js';
 import { splitEvents } from './webhooks/subscription.input.js';
 
 const usage = `Usage:
@@ -85,54 +82,6 @@ function parse(argv: string[]): Listen {
     events,
     client: v['client-id'] ? { id: v['client-id'], secret: v['client-secret']! } : undefined,
   };
-}
-
-/** The signing secret, kept in the data folder so that a receiver configured once keeps verifying across runs. */
-function listenSecret(dataDir: string): string {
-  const file = join(dataDir, 'webhooks', 'listen-secret');
-  try {
-    const kept = parseSecret(readFileSync(file, 'utf8'));
-    if (kept) return kept;
-  } catch {}
-  const secret = generateSecret();
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}
-
-/** The certificate a default start made, which the service is reached with. */
-function selfSignedCertificate(dataDir: string): string {
-  const file = selfSignedCertPath(dataDir);
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    throw new Error(
-      `${file} does not exist: start the service (npm start) from this folder first, so it makes its certificate`,
-    );
-  }
-}
-
-/** A client-credentials token allowed to read events. */
-async function tokenOf(config: Config, dispatcher: Agent, client: { id: string; secret: string }) {
-  const r = await fetch(`${config.PUBLIC_URL}/api/oauth/token`, {
-    method: 'POST',
-    dispatcher,
-    headers: {
-      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'webhooks:read' }).toString(),
-  });
-  const body = (await r.json().catch(() => ({}))) as {
-    access_token?: string;
-    error?: string;
-    error_description?: string;
-  };
-  if (!r.ok || !body.access_token)
-    throw new Error(
-      `the token request was refused (${r.status} ${body.error ?? ''}: ${body.error_description ?? ''})`,
-    );
-  return body.access_token;
 }
 
 async function listen(o: Listen): Promise<number> {
