@@ -50,7 +50,7 @@ export function bookingGuide(o: { base: string; curl: string }): string {
 
 **The shortcut:** \`npm run admin -- seed-demo\` fills the car share with verified owners, listed cars, a verified
 borrower and bookings in several states, and prints their usernames and passwords and a client application. Then
-skip to step 5 with one of its borrowers and cars.
+register an application (step 1), sign its borrower in (step 2) and go on from step 5 with one of its cars.
 
 The long way shows every rule a booking meets. A booking needs a car that is **bookable** (listed, its
 \`LicensePlate\` and \`RoadWorthiness\` verifications verified, its owner's account active) and a **verified

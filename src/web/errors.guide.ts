@@ -58,8 +58,8 @@ export const errorAdvice = {
     'The caller used up its requests for this one-minute window. Wait `Retry-After` seconds; the `RateLimit-*` ' +
     'headers on every answer show how many remain, so a client can slow down before it gets here.',
   RequestHeaderFieldsTooLarge:
-    'The request line and headers together are over 16 KiB (usually a very long query string or cookie). Send ' +
-    'long filters in fewer, shorter parameters, or use a POST where the operation has one.',
+    'The request line and headers together are over 16 KiB (usually a very long query string or cookie). Ask ' +
+    'for less at once (fewer `filter` or `embed` values, shorter lists of ids) and send fewer or smaller cookies.',
   QueryTooComplex:
     'A GraphQL document is deeper or costlier than the limits; the message says which and by how much. Ask for ' +
     'fewer levels or fields, and page through lists (`limit`, `offset`).',
