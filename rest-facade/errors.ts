@@ -10,6 +10,8 @@ export interface ErrorTable {
   statusOf: Readonly<Record<string, number>>;
   /** What a 500 says; its cause is only logged. */
   masked: string;
+  /** `Meta.Help` of an answer with this code: the absolute URL, under `publicUrl`, of the docs section on it. */
+  help(publicUrl: string, code: string): string;
 }
 
 /** A code of the table's field errors; which codes those are is the table's business, not a list here. */

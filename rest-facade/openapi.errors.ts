@@ -39,9 +39,20 @@ export const errorSchemas: Record<string, Json> = {
       ErrorCode: { type: 'string' },
       Message: { type: 'string' },
       Errors: { type: 'array', items: { $ref: '#/components/schemas/ResponseError' } },
-      Meta: { type: 'object' },
+      Meta: {
+        type: 'object',
+        description: '`Help` is always there; other keys depend on the code.',
+        properties: {
+          Help: {
+            type: 'string',
+            format: 'uri',
+            description: 'The section of /docs that explains `ErrorCode` and what to do about it',
+          },
+        },
+        required: ['Help'],
+      },
     },
-    required: ['ErrorCode', 'Message', 'Errors'],
+    required: ['ErrorCode', 'Message', 'Errors', 'Meta'],
   },
   ErrorResponse: {
     type: 'object',

@@ -85,10 +85,9 @@ export function sendError(
   const retryAfter = err.body.Meta?.RetryAfterSeconds;
   const headers =
     typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter), ...err.headers } : err.headers;
-  const payload = errorPayload(
-    err.body as unknown as Record<string, unknown>,
-    `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`,
-  );
+  // Every answer links to the docs section on its code (CONTRACT §27); a string, as ServiceStack's Meta holds.
+  const status = { ...err.body, Meta: { ...err.body.Meta, Help: table.help(base, err.body.ErrorCode) } };
+  const payload = errorPayload(status, `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`);
   const r = render(payload, format, url);
   send(ctx, statusFor(table, err), r.body, { ...r.headers, ...headers });
 }

@@ -9,25 +9,37 @@ import { type ResponseCode, responseStatus, statusOf } from './shared/errors.js'
 /** Node's own default, stated so the limit is the contract's whatever the runtime's default becomes. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
-const OVERSIZED: [ResponseCode, string] = [
+const OVERSIZED: readonly [ResponseCode, string] = [
   'RequestHeaderFieldsTooLarge',
   'Request headers are larger than 16 KiB',
 ];
-const MALFORMED: [ResponseCode, string] = ['InvalidFormat', 'The request could not be parsed as HTTP'];
+const MALFORMED: readonly [ResponseCode, string] = [
+  'InvalidFormat',
+  'The request could not be parsed as HTTP',
+];
 
-/** Answers then closes gently: the rest of what the client sends is read and dropped, so it sees the answer. */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [code, message] = err.code === 'HPE_HEADER_OVERFLOW' ? OVERSIZED : MALFORMED;
-  const status = statusOf[code];
-  const body = JSON.stringify(responseStatus(code, message));
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Request-Id: ${randomUUID()}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-  socket.resume();
-  setTimeout(() => socket.destroy(), 2_000).unref();
+/**
+ * The `clientError` listener of a server whose answers link to the docs under `publicUrl` (`Meta.Help`). It answers
+ * then closes gently: the rest of what the client sends is read and dropped, so it sees the answer.
+ */
+export function clientErrorAnswer(publicUrl: string) {
+  const bodies = {
+    oversized: JSON.stringify(responseStatus(publicUrl, ...OVERSIZED)),
+    malformed: JSON.stringify(responseStatus(publicUrl, ...MALFORMED)),
+  };
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const oversized = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = statusOf[(oversized ? OVERSIZED : MALFORMED)[0]];
+    const body = oversized ? bodies.oversized : bodies.malformed;
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Request-Id: ${randomUUID()}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    socket.resume();
+    setTimeout(() => socket.destroy(), 2_000).unref();
+  };
 }

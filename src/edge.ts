@@ -23,7 +23,7 @@ export interface Edge {
   requestIdOf(incoming: string | undefined): string;
   /** Writes the request's log line (for requests answered in front of Koa; `requestLog` writes the others). */
   logRequest(line: RequestLine, level?: 'info' | 'debug'): void;
-  /** Answers `{"ResponseStatus":…}` with the code's status. */
+  /** Answers `{"ResponseStatus":…}` with the code's status (and `Meta.Help`, the /docs section on the code). */
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
 }
 
@@ -51,7 +51,7 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: 
   const sendError: Edge['sendError'] = (ctx, code, message, meta) => {
     ctx.status = statusOf[code];
     ctx.type = 'application/json';
-    ctx.body = responseStatus(code, message, meta);
+    ctx.body = responseStatus(opts.publicUrl, code, message, meta);
   };
   const requestIdOf = (incoming: string | undefined) =>
     incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();

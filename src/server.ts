@@ -7,7 +7,7 @@ import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
-import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
+import { clientErrorAnswer, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { httpsRequiredMessage } from './edge.js';
 import { MAX_ACTIVE_OPERATIONS, overActiveLimit, tooManyRequests } from './graphql/action-limits.js';
@@ -22,7 +22,7 @@ export interface ListenOptions {
   httpPort: number;
   key: string;
   cert: string;
-  /** `{base_url}`, named in the plain-HTTP refusal so that a client sees where to go. */
+  /** `{base_url}`: named in the plain-HTTP refusal, and linked from error answers (`Meta.Help`). */
   publicUrl: string;
 }
 
@@ -52,7 +52,7 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
   let handler: ReturnType<App['callback']> | undefined;
   const HTTPS_REQUIRED = JSON.stringify(
-    responseStatus('HttpsRequired', httpsRequiredMessage(opts.publicUrl)),
+    responseStatus(opts.publicUrl, 'HttpsRequired', httpsRequiredMessage(opts.publicUrl)),
   );
   // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
@@ -74,6 +74,7 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     });
     res.end(HTTPS_REQUIRED);
   });
+  const answerClientError = clientErrorAnswer(opts.publicUrl);
   secure.on('clientError', answerClientError);
   plain.on('clientError', answerClientError);
   const secureDrain = drainOf(secure);

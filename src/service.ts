@@ -65,6 +65,13 @@ const SWEEP_MS = 60_000;
 
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
+  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS)
+    log.warn(
+      { setting: 'WEBHOOK_ALLOW_PRIVATE_TARGETS' },
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhook subscriptions may reach plain http and private addresses ' +
+        '(loopback, the local network, cloud metadata). For development and tests only; ' +
+        '`npm run webhooks -- listen` reaches a local receiver without it.',
+    );
   const clock = opts.clock ?? systemClock;
   const db = opts.db ?? (await openConfiguredDatabase(config, log));
   const ownsDb = !opts.db;

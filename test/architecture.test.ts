@@ -88,6 +88,7 @@ const layers: readonly (readonly string[])[] = [
     'src/server.ts',
     'src/service.ts',
     'src/admin.ts',
+    'src/webhooks-cli.ts',
     'src/main.ts',
     'src/start.ts',
   ],

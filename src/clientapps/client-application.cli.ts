@@ -8,7 +8,7 @@ import { type OptionNames, requireOptions } from '../shared/command-line.js';
 import { trimEnd } from '../shared/trim.js';
 import { Check } from '../shared/validation.js';
 import { selfSignedCertPath } from '../tls.js';
-import { createClientApplication } from './client-application.commands.js';
+import { createClientApplication, deleteClientApplication } from './client-application.commands.js';
 import { clientappsModule } from './clientapps.resolvers.js';
 
 export const createClientUsage = `npm run admin -- create-client --name N --grant client_credentials|authorization_code [--grant ...]
@@ -114,5 +114,15 @@ export function clientNextStep(
       publicUrl: config.PUBLIC_URL,
       caFile: config.TLS_CERT ? undefined : selfSignedCertPath(config.DATA_DIR),
     },
+  );
+}
+
+/** Removes an application the command line made for itself (`npm run webhooks -- listen`), revoking its tokens. */
+export async function removeClientFromCli(db: Pick<Database, 'orm'>, id: string): Promise<void> {
+  await changeFromCommandLine(
+    db.orm.em,
+    systemClock,
+    { action: 'deleteClientApplication', audit: clientappsModule.audit },
+    (ctx) => deleteClientApplication(ctx, id),
   );
 }

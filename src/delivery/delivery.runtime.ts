@@ -69,7 +69,8 @@ export function deliverySettings(config: Config) {
   };
 }
 
-function userAgent(): string {
+/** `User-Agent` of every delivery (and of `npm run webhooks -- listen`, which sends what a delivery sends). */
+export function userAgent(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };

@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type Koa from 'koa';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { unauthorized } from '../shared/errors.js';
 import { firstNames, methodLabel, routeLabel, statusLabel, type TemplateOf } from './labels.js';
 
 export interface Metrics {
@@ -134,18 +135,9 @@ export function createMetrics(): Metrics {
         if (token) {
           const given = Buffer.from(ctx.get('Authorization'));
           const wanted = Buffer.from(`Bearer ${token}`);
-          if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
-            ctx.status = 401;
-            ctx.set('WWW-Authenticate', 'Bearer realm="carshare"');
-            ctx.body = {
-              ResponseStatus: {
-                ErrorCode: 'Unauthorized',
-                Message: 'A metrics token is required',
-                Errors: [],
-              },
-            };
-            return;
-          }
+          // The edge answers it (status, challenge, ResponseStatus with its help link) like any other 401.
+          if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
+            throw unauthorized('A metrics token is required');
         }
         ctx.type = registry.contentType;
         ctx.body = await registry.metrics();

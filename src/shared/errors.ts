@@ -52,8 +52,15 @@ export const errorCodes = Object.keys(statusOf).filter((c): c is ErrorCode => !e
 /** What an unexpected error says on every API; its cause goes to the log, with the request id to quote. */
 export const MASKED_MESSAGE = 'An unexpected error occurred. Quote the request id to support.';
 
+/** The anchor, in /docs, of the section that explains a code (the Errors guide, src/web/errors.guide.ts). */
+export const helpAnchor = (code: string): string => `error-${code}`;
+
+/** `Meta.Help` of an answer (CONTRACT §27): the absolute URL of the /docs section explaining its code. */
+export const helpUrl = (publicUrl: string, code: string): string =>
+  `${publicUrl.replace(/\/+$/, '')}/docs#${helpAnchor(code)}`;
+
 /** The vocabulary as the REST facade takes it at its construction (`rest-facade/errors.ts`, `ErrorTable`). */
-export const errorTable = { statusOf, masked: MASKED_MESSAGE } as const;
+export const errorTable = { statusOf, masked: MASKED_MESSAGE, help: helpUrl } as const;
 
 export const fieldErrorCodes = [
   'NotEmpty',
@@ -130,9 +137,19 @@ export function isDomainError(e: unknown): e is DomainError {
   );
 }
 
-/** The `ResponseStatus` body of CONTRACT §10. */
-export function responseStatus(code: ResponseCode, message: string, meta?: Record<string, unknown>) {
+/** The `ResponseStatus` body of CONTRACT §10, with `Meta.Help` under `publicUrl` (§27). */
+export function responseStatus(
+  publicUrl: string,
+  code: ResponseCode,
+  message: string,
+  meta?: Record<string, unknown>,
+) {
   return {
-    ResponseStatus: { ErrorCode: code, Message: message, Errors: [], ...(meta ? { Meta: meta } : {}) },
+    ResponseStatus: {
+      ErrorCode: code,
+      Message: message,
+      Errors: [],
+      Meta: { ...meta, Help: helpUrl(publicUrl, code) },
+    },
   };
 }

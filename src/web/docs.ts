@@ -19,7 +19,21 @@ const PAGE =
 
 // A separate file rather than an inline script, so the policy needs no 'unsafe-inline' for scripts. (The mount
 // point is not `#api-reference`: the bundle would mount a second, unconfigured reference there by itself.)
-const INIT = `Scalar.createApiReference('#reference', ${JSON.stringify({
+// A help link (`#error-NotFound`, the `Meta.Help` of an error answer) is an address of ours that stays put whatever
+// the renderer: it is turned into the renderer's own address of that code's heading in the Errors guide before the
+// renderer reads it, on load and when only the fragment changes (a link followed from a page already open: the
+// browser fires popstate, then hashchange). Registered before the renderer's own listeners, so they see the heading's
+// address.
+const HELP_LINKS = `function helpLink() {
+  var m = /^#error-([A-Za-z0-9]+)$/.exec(location.hash);
+  if (m) history.replaceState(null, '', '#description/' + m[1].toLowerCase());
+}
+helpLink();
+addEventListener('popstate', helpLink);
+addEventListener('hashchange', helpLink);
+`;
+
+const INIT = `${HELP_LINKS}Scalar.createApiReference('#reference', ${JSON.stringify({
   url: '/api/openapi.json',
   withDefaultFonts: false,
   telemetry: false,

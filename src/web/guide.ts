@@ -1,10 +1,14 @@
 // The newcomer's guide at the top of /docs (the OpenAPI description, Markdown): the first token and the first
-// call as commands that work against a fresh `npm start`, then authentication in full, errors and limits.
+// call as commands that work against a fresh `npm start`, then authentication in full, then the guides of their
+// own modules (the first booking, webhooks, errors and limits).
 import { isAbsolute } from 'node:path';
 import { scopeDescriptions } from '../access/scope.catalogue.js';
 import type { Config } from '../config.js';
 import { rateLimitSettings } from '../http/rate-limits.js';
 import { trimEnd } from '../shared/trim.js';
+import { bookingGuide } from './booking.guide.js';
+import { errorsGuide } from './errors.guide.js';
+import { webhooksGuide } from './webhooks.guide.js';
 
 export interface GuideSettings {
   publicUrl: string;
@@ -141,17 +145,7 @@ token is \`401\` with \`error="invalid_token"\`; a token without the scope an op
 |---|---|
 ${scopes}
 
-## Errors and limits
-
-Errors are \`{"ResponseStatus":{"ErrorCode","Message","Errors":[{"ErrorCode","FieldName","Message"}],"Meta"}}\`.
-Besides the errors listed with each operation, any request may answer \`406 UnsupportedFormat\` (unknown
-\`format\`), \`429 TooManyRequests\`, \`500 InternalServerError\` (quote \`Meta.RequestId\` to support) and
-\`503 ServiceUnavailable\` (overloaded: the request could not start within 5 s; retry after \`Retry-After\` seconds).
-
-Rate limits, per one-minute window: ${g.perMinute} requests per token subject, ${g.anonymousPerMinute} per
-client IP without a token, and ${g.authPerMinute} sign-in, sign-up and token requests per client IP. Every
-response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; a \`429\` carries \`Retry-After\`
-(seconds). Limits count actions: each mutation field of a GraphQL document counts one request (sign-ups in the
-sign-up class), each graphql-ws operation one, and a graphql-ws connection holds at most 100 active operations.
-`;
+${bookingGuide({ base, curl })}
+${webhooksGuide({ base, curl })}
+${errorsGuide(g)}`;
 }

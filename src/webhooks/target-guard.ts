@@ -77,6 +77,11 @@ export async function vettedAddresses(hostname: string, lookup: Lookup = systemL
 
 const SUBSCRIBE_LOOKUP_MS = 3000;
 
+/** What a developer whose receiver runs on their own machine does instead (CONTRACT §27). */
+export const WAYS_OUT =
+  '. For a receiver on your own machine, run `npm run webhooks -- listen --forward-to URL` beside the service; ' +
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS=true lifts this rule, for development and tests only';
+
 /** Subscribe-time check. Returns why the URL is refused, or undefined when it is acceptable. */
 export async function refuseTarget(
   raw: string,
@@ -89,7 +94,8 @@ export async function refuseTarget(
     return { code: 'InvalidFormat', message: 'must be an absolute https URL' };
   }
   const protocols = policy.allowPrivate ? ['https:', 'http:'] : ['https:'];
-  if (!protocols.includes(url.protocol)) return { code: 'InvalidValue', message: 'must be an https URL' };
+  if (!protocols.includes(url.protocol))
+    return { code: 'InvalidValue', message: `must be an https URL${WAYS_OUT}` };
   if (url.username || url.password)
     return { code: 'InvalidValue', message: 'must not carry a user name or password' };
   if (policy.allowPrivate) return undefined;
@@ -110,7 +116,10 @@ export async function refuseTarget(
         code: 'InvalidValue',
         message: `must resolve to a public address: ${url.hostname} does not resolve`,
       };
-    return { code: 'InvalidValue', message: `must reach only public addresses: ${(e as Error).message}` };
+    return {
+      code: 'InvalidValue',
+      message: `must reach only public addresses: ${(e as Error).message}${WAYS_OUT}`,
+    };
   } finally {
     clearTimeout(timer);
   }

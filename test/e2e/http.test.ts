@@ -53,6 +53,7 @@ describe('the HTTP edge', () => {
           // It names where the service is.
           Message: `This service is only available over HTTPS, at https://localhost:${s.service.port}`,
           Errors: [],
+          Meta: { Help: `${s.origin}/docs#error-HttpsRequired` },
         },
       });
     }

@@ -56,7 +56,12 @@ describe('GET /api/useraccounts/{Id}', () => {
       const r = await env.call('GET', `/api/useraccounts/${id}`, { token });
       expect(r.status).toBe(404);
       expect(r.json).toEqual({
-        ResponseStatus: { ErrorCode: 'NotFound', Message: expect.any(String), Errors: [] },
+        ResponseStatus: {
+          ErrorCode: 'NotFound',
+          Message: expect.any(String),
+          Errors: [],
+          Meta: { Help: expect.stringMatching(/\/docs#error-NotFound$/) },
+        },
       });
     }
     const bad = await env.call('GET', '/api/useraccounts/not-a-uuid', { token });

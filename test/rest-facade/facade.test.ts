@@ -93,7 +93,7 @@ describe('a failing execution', () => {
 describe('the error table', () => {
   it('is the one the facade is given: it keeps no statuses of its own', async () => {
     const t = await serve({
-      errors: { statusOf: { ...errorTable.statusOf, NotFound: 410 }, masked: 'Sorry.' },
+      errors: { ...errorTable, statusOf: { ...errorTable.statusOf, NotFound: 410 }, masked: 'Sorry.' },
       execute: async () => ({ data: null, errors: [{ message: 'secret detail', extensions: {} }] }),
     });
     try {

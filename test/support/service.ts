@@ -8,7 +8,7 @@ import { Agent, fetch, type RequestInit } from 'undici';
 import { inject } from 'vitest';
 import type { Authenticator } from '../../src/access/authenticate.js';
 import { loadConfig } from '../../src/config.js';
-import { type Service, startService } from '../../src/service.js';
+import { type Service, type ServiceOptions, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { freePort } from './port.js';
 
@@ -28,6 +28,8 @@ export async function startTestService(
     clock?: Clock;
     /** Receives the service's log lines, parsed, from debug up (silent when absent). */
     logs?: Record<string, unknown>[];
+    /** Webhook delivery workers (off unless given), e.g. `{ pollMs: 50 }`. */
+    webhooks?: ServiceOptions['webhooks'];
   } = {},
 ): Promise<TestService> {
   const logs = opts.logs;
@@ -66,6 +68,7 @@ export async function startTestService(
     timers: false,
     ...(opts.authenticator ? { authenticator: opts.authenticator } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
   });
   const agent = new Agent({ connect: { ca: service.cert } });
   const origin = `https://localhost:${service.port}`;

@@ -174,12 +174,15 @@ describe('the SSRF guard at subscribe time', () => {
     // A name (not the word localhost) that resolves to loopback.
     'https://hooks.loopback.test/hook',
     'http://8.8.8.8/hook',
-  ])('refuses %s with InvalidValue naming config.url', async (url) => {
+  ])('refuses %s with InvalidValue naming config.url, and the ways out for a local receiver', async (url) => {
     const u = await createUser(guarded);
     const r = await guarded.run(u.actor, CREATE, {
       input: { name: 'Guarded', events: ['profile_update'], config: { url } },
     });
     expect(errorOf(r)).toMatchObject({ code: 'InvalidValue', field: 'config.url' });
+    // CONTRACT §27: the refusal names the forwarder and the development setting.
+    expect(errorOf(r).message).toContain('npm run webhooks -- listen');
+    expect(errorOf(r).message).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS');
   });
 
   it("refuses this machine's own host name when it resolves to loopback (real DNS)", async () => {
