@@ -16,7 +16,7 @@ import type { Orm } from './db/orm.js';
 import { createEdge } from './edge.js';
 import { graphqlTooManyRequests, operationLimits } from './graphql/action-limits.js';
 import type { Context } from './graphql/context.js';
-import { createGraphQL } from './graphql/endpoint.js';
+import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import type { GraphQLLimits } from './graphql/limits.js';
 import { identifyCaller, type RequestCaller } from './http/caller.js';
@@ -80,6 +80,8 @@ export interface App {
   apollo: ApolloServer<Context>;
   /** Builds a GraphQL context for a raw Authorization header (graphql-ws, in-process callers). */
   contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
+  /** graphql-ws's queries and mutations, through the execution gate (CONTRACT §13, §28). */
+  executeGated: GraphQLEndpoint['executeGated'];
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
   limits: GraphQLLimits;
   /** Makes the REST cache stale after mutations run outside Apollo (graphql-ws): told their root fields. */
@@ -224,6 +226,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       ),
     apollo: graphql.apollo,
     contextFor: graphql.contextFor,
+    executeGated: graphql.executeGated,
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),
     afterMutation: staleAfter,

@@ -119,6 +119,9 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
         const fields = mutationRootFields(args.document, args.operationName);
         if (fields.length > 0) await app.afterMutation(fields);
       },
+      // Queries and mutations wait their turn at the execution gate, as on every other path (subscriptions hold no
+      // execution: each event is small).
+      execute: (args) => app.executeGated(args),
       context: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
         return app.contextFor(typeof auth === 'string' ? auth : undefined);

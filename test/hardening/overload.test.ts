@@ -3,9 +3,11 @@
 // while the database holds the first one. What is over the queue, or waits past the bound, is answered 503
 // `ServiceUnavailable` with `Retry-After`, in the REST envelope and in GraphQL's shape; a client that hangs up
 // while its request waits costs no execution.
+import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
+import { WebSocket } from 'ws';
 import { createUser } from '../factories/accounts.js';
 import { seedCars } from '../factories/cars.js';
 import { type Reply, useRest } from '../rest-facade/support.js';
@@ -126,4 +128,46 @@ it('drops a waiting request whose client hangs up: it costs no execution', async
   // The lane is free: had the hung-up page run after the first, it would have shown its statements here.
   await waitFor(async () => (await metric('http_requests_in_flight')) <= 1, { what: 'requests to end' });
   expect(env.sql.length).toBe(perPage);
+});
+
+it('runs graphql-ws queries through the same gate: one that cannot start in time gets ServiceUnavailable', async () => {
+  const release = await lockCars();
+  onTestFinished(release);
+  const first = [page(), page()];
+  await waitForLockWait(env.h.orm);
+  await waitFor(async () => (await metric('graphql_gate_waiting')) === 1, { what: 'a page to queue' });
+  const client = createClient({
+    url: `${env.origin.replace('https', 'wss')}/graphql`,
+    webSocketImpl: class extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { ca: env.service.cert });
+      }
+    },
+    connectionParams: { Authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
+  onTestFinished(() => client.dispose());
+  const answer = await new Promise<{ data?: unknown; errors?: readonly unknown[] }>((resolve, reject) => {
+    let result = {};
+    client.subscribe(
+      { query: '{ cars(limit: 100) { nodes { id } } }' },
+      { next: (r) => (result = r), error: reject, complete: () => resolve(result) },
+    );
+  });
+  // The queue was full: the operation is refused at once, and the connection stays open for the next one.
+  expect(answer.errors).toEqual([
+    expect.objectContaining({
+      extensions: { code: 'ServiceUnavailable', meta: { retryAfterSeconds: expect.any(Number) } },
+    }),
+  ]);
+  await release();
+  await Promise.all(first);
+  const small = await new Promise<{ data?: unknown }>((resolve, reject) => {
+    let result = {};
+    client.subscribe(
+      { query: '{ cars(limit: 1) { total } }' },
+      { next: (r) => (result = r), error: reject, complete: () => resolve(result) },
+    );
+  });
+  expect(small.data).toEqual({ cars: { total: expect.any(Number) } });
 });
