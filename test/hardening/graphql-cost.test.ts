@@ -1,9 +1,7 @@
 // CONTRACT §13 GraphQL cost: the limits refuse what they must (over HTTP and graphql-ws, nothing executed),
 // introspection is exempt, and every document the REST facade can send fits the defaults.
 import { parse } from 'graphql';
-import { createClient } from 'graphql-ws';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { DocumentCache } from '../../rest-facade/document.js';
 import { routeModules } from '../../rest-facade/routes/index.js';
 import { nodeSelection, pageSelection, parseEmbed } from '../../rest-facade/selection.js';
@@ -17,6 +15,7 @@ import { createUser } from '../factories/accounts.js';
 import { createCar } from '../factories/cars.js';
 import { useRest } from '../rest-facade/support.js';
 import { asOps } from '../support/actors.js';
+import { wsClient } from '../support/ws.js';
 
 const schema = buildSchema(modules);
 const env = useRest();
@@ -112,17 +111,7 @@ describe('refusals', () => {
   });
 
   it('over graphql-ws: an error message with the same code (and for a NUL), and the connection stays open', async () => {
-    const url = `${env.origin.replace('https', 'wss')}/graphql`;
-    const client = createClient({
-      url,
-      webSocketImpl: class extends WebSocket {
-        constructor(address: string, protocols?: string | string[]) {
-          super(address, protocols, { ca: env.service.cert });
-        }
-      },
-      connectionParams: { Authorization: `Bearer ${ops}` },
-      retryAttempts: 0,
-    });
+    const client = wsClient({ origin: env.origin, cert: env.service.cert }, ops);
     const run = (query: string) =>
       new Promise<unknown>((resolve) => {
         client.subscribe({ query }, { next: resolve, error: resolve, complete: () => resolve('complete') });

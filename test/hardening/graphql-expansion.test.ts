@@ -2,14 +2,13 @@
 // field selections) before anything validates or compiles it, whatever the token, on HTTP and graphql-ws; the
 // service keeps answering /healthz meanwhile; introspection holds one __schema and 20 __type root fields at most.
 import { getIntrospectionQuery } from 'graphql';
-import { createClient } from 'graphql-ws';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { createUser } from '../factories/accounts.js';
 import { createCar } from '../factories/cars.js';
 import { useRest } from '../rest-facade/support.js';
 import { asOps } from '../support/actors.js';
 import { doubling } from '../support/documents.js';
+import { wsClient } from '../support/ws.js';
 
 const env = useRest();
 let ops: string;
@@ -131,16 +130,7 @@ describe('introspection', () => {
 });
 
 it('over graphql-ws: an error message with QueryTooComplex, and the connection stays open', async () => {
-  const client = createClient({
-    url: `${env.origin.replace('https', 'wss')}/graphql`,
-    webSocketImpl: class extends WebSocket {
-      constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { ca: env.service.cert });
-      }
-    },
-    connectionParams: { Authorization: `Bearer ${ops}` },
-    retryAttempts: 0,
-  });
+  const client = wsClient({ origin: env.origin, cert: env.service.cert }, ops);
   let closed = false;
   client.on('closed', () => {
     closed = true;

@@ -3,17 +3,16 @@
 // while the database holds the first one. What is over the queue, or waits past the bound, is answered 503
 // `ServiceUnavailable` with `Retry-After`, in the REST envelope and in GraphQL's shape; a client that hangs up
 // while its request waits costs no execution.
-import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
-import { WebSocket } from 'ws';
 import { createUser } from '../factories/accounts.js';
 import { seedCars } from '../factories/cars.js';
 import { type Reply, useRest } from '../rest-facade/support.js';
 import { asClient } from '../support/actors.js';
 import { parseMetrics } from '../support/metrics.js';
 import { waitFor, waitForLockWait } from '../support/wait.js';
+import { wsClient } from '../support/ws.js';
 
 // Pages weigh at most the page budget: with a budget of 1, one page runs at once and one waits.
 const env = useRest({ gate: { freeBelow: 50, pageBudget: 1, queueFactor: 1, maxWaitMs: 2_500 } });
@@ -136,16 +135,7 @@ it('runs graphql-ws queries through the same gate: one that cannot start in time
   const first = [page(), page()];
   await waitForLockWait(env.h.orm);
   await waitFor(async () => (await metric('graphql_gate_waiting')) === 1, { what: 'a page to queue' });
-  const client = createClient({
-    url: `${env.origin.replace('https', 'wss')}/graphql`,
-    webSocketImpl: class extends WebSocket {
-      constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { ca: env.service.cert });
-      }
-    },
-    connectionParams: { Authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-  });
+  const client = wsClient({ origin: env.origin, cert: env.service.cert }, token);
   onTestFinished(() => client.dispose());
   const answer = await new Promise<{ data?: unknown; errors?: readonly unknown[] }>((resolve, reject) => {
     let result = {};

@@ -2,13 +2,14 @@
 // (aliases and fragments included, sign-ups in the sign-up class), each graphql-ws operation counts, a connection
 // holds at most 100 active operations, and a frame over 1 MiB closes the connection with 1009 unread.
 import { createHash, randomUUID } from 'node:crypto';
-import { type Client, createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createUser } from '../factories/accounts.js';
 import { type RestEnv, useRest } from '../rest-facade/support.js';
 import { asUser } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
+import { wsClient } from '../support/ws.js';
 
 const count = async (h: Harness, prefix: string): Promise<number> => {
   const [row] = await h.orm.em
@@ -22,17 +23,9 @@ const count = async (h: Harness, prefix: string): Promise<number> => {
 
 const wsUrl = (env: RestEnv) => `${env.origin.replace('https', 'wss')}/graphql`;
 
-function wsClient(env: RestEnv, token: string): { client: Client; closed: () => boolean } {
+function connect(env: RestEnv, token: string): { client: Client; closed: () => boolean } {
   let closed = false;
-  const client = createClient({
-    url: wsUrl(env),
-    webSocketImpl: class extends WebSocket {
-      constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { ca: env.service.cert });
-      }
-    },
-    connectionParams: { Authorization: `Bearer ${token}` },
-    retryAttempts: 0,
+  const client = wsClient({ origin: env.origin, cert: env.service.cert }, token, {
     lazy: false,
     on: { closed: () => (closed = true) },
   });
@@ -67,7 +60,7 @@ describe('graphql-ws', () => {
   });
 
   it('operations past the caller’s limit get TooManyRequests, and the connection stays open', async () => {
-    const { client, closed } = wsClient(env, env.tokenFor(asUser(randomUUID())));
+    const { client, closed } = connect(env, env.tokenFor(asUser(randomUUID())));
     for (let i = 0; i < 110; i++)
       expect((await run(client, '{ _ping }')).data, `operation ${i}`).toBeDefined();
     for (let i = 0; i < 3; i++) {
@@ -79,7 +72,7 @@ describe('graphql-ws', () => {
   });
 
   it('a connection holds 100 active subscriptions; the 101st is refused, and room made is room again', async () => {
-    const { client, closed } = wsClient(env, env.tokenFor(asUser(randomUUID())));
+    const { client, closed } = connect(env, env.tokenFor(asUser(randomUUID())));
     const stops: (() => void)[] = [];
     for (let i = 0; i < 100; i++)
       stops.push(

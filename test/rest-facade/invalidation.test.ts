@@ -3,10 +3,8 @@
 // REST write bumps its tags once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient } from 'graphql-ws';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import type { ResponseCache } from '../../rest-facade/cache.js';
 import { createFacade } from '../../rest-facade/facade.js';
 import { staleAfterMutations } from '../../rest-facade/invalidation.js';
@@ -15,6 +13,7 @@ import { modules } from '../../src/modules.js';
 import { errorTable } from '../../src/shared/errors.js';
 import { createUser } from '../factories/accounts.js';
 import { asOps } from '../support/actors.js';
+import { wsClient } from '../support/ws.js';
 import { REST_CAR, useRest } from './support.js';
 
 const schema = buildSchema(modules);
@@ -133,16 +132,7 @@ describe('a mutation inside fragments, through /graphql or graphql-ws', () => {
     expect((await env.call('GET', `/api/cars/${carId}`, { token: opsToken })).json.Car.Model).toBe('Yaris');
 
     // graphql-ws runs mutations outside Apollo: the same, there.
-    const client = createClient({
-      url: `${env.origin.replace('https', 'wss')}/graphql`,
-      webSocketImpl: class extends WebSocket {
-        constructor(address: string, protocols?: string | string[]) {
-          super(address, protocols, { ca: env.service.cert });
-        }
-      },
-      connectionParams: { Authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-    });
+    const client = wsClient({ origin: env.origin, cert: env.service.cert }, token);
     const query = `mutation { ...W } fragment W on Mutation { updateCar(id: "${carId}", input: { model: "Prius" }) { id } }`;
     await new Promise((done, fail) =>
       client.subscribe({ query }, { next: () => undefined, error: fail, complete: () => done(undefined) }),
