@@ -95,7 +95,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
   const compiled = new CompiledDocuments(schema);
   const limits: GraphQLLimits = { maxDepth: deps.maxDepth ?? 12, maxCost: deps.maxCost ?? 50_000 };
   // Single objects and short pages run at once; pages and larger executions queue for budgets of their own
-  // (README Decisions: the limits and why).
+  // (docs/decisions.md: the limits and why).
   // After a page or a large query, a full collection when the heap is above its ceiling (heap-ceiling.ts); the
   // ceiling grows by half of what is live, as `npm start`'s `--heap-growing-percent=50` lets V8's own limit grow.
   const collections = deps.metrics.counter(

@@ -1,4 +1,4 @@
-// The heap ceiling (CONTRACT §13 "Memory", README Decisions): after a queued execution, a full collection when V8's
+// The heap ceiling (CONTRACT §13 "Memory", docs/decisions.md): after a queued execution, a full collection when V8's
 // used heap is above the ceiling, deferred past the turn's I/O, one at a time; the ceiling then follows what is live.
 import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';

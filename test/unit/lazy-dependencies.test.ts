@@ -1,4 +1,4 @@
-// Code an instance may never need loads on first use (README Decisions): the service's modules, loaded as
+// Code an instance may never need loads on first use (docs/decisions.md): the service's modules, loaded as
 // `npm start` loads them, bring in neither the Redis client, nor certificate generation, nor the common-password
 // list. A fresh Node process, so that nothing another test loaded counts.
 import { execFileSync } from 'node:child_process';
