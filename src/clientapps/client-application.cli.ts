@@ -122,7 +122,7 @@ export async function removeClientFromCli(db: Pick<Database, 'orm'>, id: string)
   await changeFromCommandLine(
     db.orm.em,
     systemClock,
-    { action: 'deleteClientApplication', audit: clientappsModule.audit },
+    { action: 'deleteClientApplication', audit: clientappsModule.audit, args: { id } },
     (ctx) => deleteClientApplication(ctx, id),
   );
 }
