@@ -2,6 +2,7 @@
 // shape, since a GraphQL client reads `errors`, not the REST envelope.
 import { bodyParser } from '@koa/bodyparser';
 import type Koa from 'koa';
+import { clientWentAway } from '../shared/client-gone.js';
 
 const parse = bodyParser({ jsonLimit: '1mb', enableTypes: ['json'] });
 
@@ -12,8 +13,9 @@ export const graphqlBody: Koa.Middleware = async (ctx, next) => {
       parsed = true;
     });
   } catch (err) {
-    // Other refusals (413, 415) keep the edge's shape; only a body that does not parse is answered here.
-    if ((err as { status?: unknown }).status !== 400) throw err;
+    // Other refusals (413, 415) keep the edge's shape, and a client that left is the edge's 499; only a body that
+    // does not parse is answered here.
+    if ((err as { status?: unknown }).status !== 400 || clientWentAway(err, ctx.req)) throw err;
     ctx.status = 400;
     ctx.type = 'application/json';
     ctx.body = {
