@@ -2,6 +2,7 @@
 // status it answers with, and the message of an unexpected error. Commands throw domain errors; GraphQL exposes
 // the code; the Koa edge and the REST facade (handed this table at its construction, since rest-facade/ imports
 // nothing from src/) answer with its status.
+import { trimEnd } from './trim.js';
 
 /** Every error code an answer may carry, and its HTTP status. */
 export const statusOf = {
@@ -57,7 +58,7 @@ export const helpAnchor = (code: string): string => `error-${code}`;
 
 /** `Meta.Help` of an answer (CONTRACT §27): the absolute URL of the /docs section explaining its code. */
 export const helpUrl = (publicUrl: string, code: string): string =>
-  `${publicUrl.replace(/\/+$/, '')}/docs#${helpAnchor(code)}`;
+  `${trimEnd(publicUrl, '/')}/docs#${helpAnchor(code)}`;
 
 /** The vocabulary as the REST facade takes it at its construction (`rest-facade/errors.ts`, `ErrorTable`). */
 export const errorTable = { statusOf, masked: MASKED_MESSAGE, help: helpUrl } as const;

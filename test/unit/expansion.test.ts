@@ -69,7 +69,7 @@ describe('in-process callers', () => {
           return { data: {} };
         },
       },
-      gate: { enter: async () => () => undefined },
+      gate: { run: <T>(_cost: number, work: () => Promise<T>) => work() },
       apollo: {
         executeOperation: async () => {
           touched.push('apollo');
