@@ -130,9 +130,11 @@ try {
   // 5,000 junk requests: /metrics and resident memory before and after.
   const metrics = async () => {
     const text = await (await fetch(`${origin}/metrics`, { dispatcher: agent })).text();
+    const lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
     return {
       bytes: text.length,
-      series: text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length,
+      series: lines.length,
+      names: new Set(lines.map((l) => l.replace(/ \S+$/, ''))),
     };
   };
   const warm = async (n: number, path: (i: number) => string) => {
@@ -152,6 +154,7 @@ try {
       `/api/bookings/${i}`,
     ][i % 4]!;
   await warm(500, junk);
+  await metrics(); // the scrape's own series appear after the first one
   const before = { ...(await metrics()), rss: (await svc.stats()).rss };
   await warm(5_000, junk);
   const after = { ...(await metrics()), rss: (await svc.stats()).rss };
@@ -160,6 +163,8 @@ try {
   log(`| /metrics series | ${before.series} | ${after.series} |`);
   log(`| /metrics size | ${before.bytes.toLocaleString('en')} B | ${after.bytes.toLocaleString('en')} B |`);
   log(`| resident memory | ${mb(before.rss)} MB | ${mb(after.rss)} MB |`);
+  const added = [...after.names].filter((n) => !before.names.has(n));
+  log(`\nSeries added by the 5,000: ${added.length}${added.length ? `\n${added.join('\n')}` : ''}`);
   await svc.stop();
 } finally {
   await agent.close();
