@@ -43,6 +43,11 @@ export interface FacadeDeps<C extends Caller = Caller> {
     /** Aborts when the client hangs up: an execution still waiting for its turn is dropped. */
     signal?: AbortSignal,
   ): Promise<ExecutionResult>;
+  /**
+   * The request's client-gone signal: it aborts when the client hangs up, and tells the execution gate when the
+   * request arrived (the service's own, `src/http/client-gone.ts`). No signal when absent.
+   */
+  signalOf?(ctx: Koa.Context): AbortSignal;
   /** The public origin, for absolute `Location` headers. */
   publicUrl: string;
   /**

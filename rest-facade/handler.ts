@@ -11,7 +11,7 @@ import { render } from './formats/index.js';
 import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
-import { type Caller, clientGone, knownCaller, send } from './respond.js';
+import { type Caller, knownCaller, send } from './respond.js';
 import { fieldsOf } from './schema.model.js';
 import {
   fieldSelectionText,
@@ -211,7 +211,7 @@ export function createHandler<C extends Caller>({
       bound.variables,
       knownCaller<C>(ctx),
       requestId,
-      clientGone(ctx),
+      deps.signalOf?.(ctx),
     );
     const first = result.errors?.[0];
     if (first) {

@@ -31,18 +31,6 @@ export function knownCaller<C extends Caller = Caller>(ctx: Koa.Context): C {
   return caller;
 }
 
-/**
- * Aborts when the client hangs up before its answer was written: an execution still queued for it is then
- * dropped (CONTRACT §28). A response's 'close' also follows its own end; only one that comes first aborts.
- */
-export function clientGone(ctx: Koa.Context): AbortSignal {
-  const gone = new AbortController();
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) gone.abort();
-  });
-  return gone.signal;
-}
-
 export function send(
   ctx: Koa.Context,
   status: number,

@@ -20,6 +20,7 @@ import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import type { GraphQLLimits } from './graphql/limits.js';
 import { identifyCaller, type RequestCaller } from './http/caller.js';
+import { clientGone } from './http/client-gone.js';
 import { healthRoutes } from './http/health.routes.js';
 import { sliceLargeBodies } from './http/large-bodies.js';
 import { rateLimitSettings } from './http/rate-limits.js';
@@ -198,6 +199,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     errors: errorTable,
     publicUrl: config.PUBLIC_URL,
     execute: graphql.execute,
+    signalOf: (ctx) => clientGone(ctx.res),
     cache: restCache,
     onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
     guide: guide(guideSettings(config, deps.caFile)),

@@ -13,6 +13,7 @@ import { httpsRequiredMessage } from './edge.js';
 import { MAX_ACTIVE_OPERATIONS, overActiveLimit, tooManyRequests } from './graphql/action-limits.js';
 import { refusalOf } from './graphql/limits.guard.js';
 import { mutationRootFields } from './graphql/mutation-fields.js';
+import { markAccepted, markArrived } from './http/arrival.js';
 import { subjectOf } from './http/caller.js';
 import { responseStatus, statusOf } from './shared/errors.js';
 
@@ -58,6 +59,7 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   const secure = https.createServer(
     { key: opts.key, cert: opts.cert, maxHeaderSize: MAX_HEADER_BYTES },
     (req, res) => {
+      markArrived(req, res);
       secureDrain.track(res);
       handler ??= app.callback();
       return handler(req, res);
@@ -75,6 +77,7 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     res.end(HTTPS_REQUIRED);
   });
   const answerClientError = clientErrorAnswer(opts.publicUrl);
+  secure.on('connection', markAccepted);
   secure.on('clientError', answerClientError);
   plain.on('clientError', answerClientError);
   const secureDrain = drainOf(secure);

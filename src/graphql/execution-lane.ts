@@ -1,7 +1,9 @@
 // One lane of the execution gate (execution-gate.ts): a weighted semaphore whose queue is bounded in length and in
 // waiting time, and whose waiters leave when their client hangs up; what it refuses is a `GateRefusal`, which the
 // service answers with 503 `ServiceUnavailable` and `Retry-After` (CONTRACT §28 "Overload").
+
 import type { GraphQLFormattedError } from 'graphql';
+import { arrivalOfSignal } from '../http/client-gone.js';
 
 /** What a refused client is told to wait before trying again (`Retry-After`, seconds). */
 export const RETRY_AFTER_SECONDS = 2;
@@ -107,6 +109,11 @@ export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions):
         return Promise.resolve(releaser(weight));
       }
       if (queued + weight > maxQueued) return Promise.reject(refusal('queue_full'));
+      // The wait counts from the request's arrival (a TLS handshake behind a busy event loop included), so that
+      // what the service cannot start within maxWaitMs of arriving is refused then, not maxWaitMs after queueing.
+      const arrived = arrivalOfSignal(signal);
+      const wait = arrived === undefined ? maxWaitMs : maxWaitMs - (performance.now() - arrived);
+      if (wait <= 0) return Promise.reject(refusal('wait_timeout'));
       return new Promise((resolve, reject) => {
         const leaveQueue = (reason: ShedReason) => {
           const at = queue.indexOf(waiter);
@@ -120,7 +127,7 @@ export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions):
           if (at === 0) admit();
         };
         const onAbort = () => leaveQueue('disconnected');
-        const timer = setTimeout(() => leaveQueue('wait_timeout'), maxWaitMs);
+        const timer = setTimeout(() => leaveQueue('wait_timeout'), wait);
         const waiter: Waiter = {
           weight,
           start() {

@@ -1,7 +1,11 @@
 // The execution gate (CONTRACT §13 "Memory"): small executions never wait; pages and large ones queue for budgets
 // of their own, first come first served, and one larger than its budget runs alone.
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect, it, vi } from 'vitest';
 import { createExecutionGate } from '../../src/graphql/execution-gate.js';
+import { markAccepted, markArrived } from '../../src/http/arrival.js';
+import { clientGone } from '../../src/http/client-gone.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 const sizes = {
@@ -160,4 +164,38 @@ it('gives the slot back when an execution throws, in every lane', async () => {
   }
   // The whole large budget is free again: a large execution starts at once.
   expect(await gate.run(50_000, async () => gate.inUse)).toBe(1000);
+});
+
+it('counts the wait from when the request arrived, not from when it joined the queue', async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  try {
+    const shed: string[] = [];
+    const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+    const huge = await gate.enter(50_000);
+    // A request accepted now, whose turn at the gate comes 800 ms later (a TLS handshake behind a busy event loop).
+    const socket = new EventEmitter();
+    markAccepted(socket);
+    const res = Object.assign(new EventEmitter(), { writableFinished: false }) as unknown as ServerResponse;
+    markArrived({ socket } as unknown as IncomingMessage, res);
+    await vi.advanceTimersByTimeAsync(800);
+    const early = refusalOf(gate.enter(400, clientGone(res)));
+    // One without an arrival waits the whole bound from joining.
+    const late = refusalOf(gate.enter(400));
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await early).toBe('GateRefusal ServiceUnavailable wait_timeout');
+    expect(gate.waiting).toBe(1);
+    // One that arrived longer ago than the bound is refused without queueing.
+    const res2 = Object.assign(new EventEmitter(), { writableFinished: false }) as unknown as ServerResponse;
+    markArrived({ socket: new EventEmitter() } as unknown as IncomingMessage, res2);
+    await vi.advanceTimersByTimeAsync(800);
+    expect(await late).toBe('GateRefusal ServiceUnavailable wait_timeout');
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await refusalOf(gate.enter(400, clientGone(res2)))).toBe(
+      'GateRefusal ServiceUnavailable wait_timeout',
+    );
+    expect(shed).toEqual(['wait_timeout', 'wait_timeout', 'wait_timeout']);
+    huge();
+  } finally {
+    vi.useRealTimers();
+  }
 });
