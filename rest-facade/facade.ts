@@ -45,7 +45,7 @@ export interface FacadeDeps<C extends Caller = Caller> {
   ): Promise<ExecutionResult>;
   /**
    * The request's client-gone signal: it aborts when the client hangs up, and tells the execution gate when the
-   * request arrived (the service's own, `src/http/client-gone.ts`). No signal when absent.
+   * request arrived (the service's own, `src/http/request-signal.ts`). No signal when absent.
    */
   signalOf?(ctx: Koa.Context): AbortSignal;
   /** The public origin, for absolute `Location` headers. */

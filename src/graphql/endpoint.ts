@@ -18,7 +18,7 @@ import type { Authenticator } from '../access/authenticate.js';
 import { asHttpError } from '../access/challenge.js';
 import type { Orm } from '../db/orm.js';
 import { actorOf, type RequestCaller } from '../http/caller.js';
-import { clientGone } from '../http/client-gone.js';
+import { clientGone } from '../http/request-signal.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';

@@ -3,7 +3,7 @@
 // service answers with 503 `ServiceUnavailable` and `Retry-After` (CONTRACT §28 "Overload").
 
 import type { GraphQLFormattedError } from 'graphql';
-import { arrivalOfSignal } from '../http/client-gone.js';
+import { arrivalOfSignal } from '../http/request-signal.js';
 
 /** What a refused client is told to wait before trying again (`Retry-After`, seconds). */
 export const RETRY_AFTER_SECONDS = 2;

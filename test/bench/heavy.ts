@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
-import { serviceEnv, startEnv, startFlags, startVariant } from './processes.js';
+import { serviceEnv, startAsNpmStart } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -27,19 +27,11 @@ const agent = new Agent({ connect: { ca: tls.cert }, connections: 8 });
 try {
   log(`seeding ${size.cars} cars`);
   const prepared = await prepare(database.url, dataDir, size);
-  const svc = await startVariant(
-    'ours',
-    'variants/ours.ts',
-    {
-      ...serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'silent' }),
-      ...startEnv(),
-      // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
-      ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
-    },
-    false,
-    // As `npm start` runs it.
-    startFlags(),
-  );
+  const svc = await startAsNpmStart({
+    ...serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'silent' }),
+    // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
+    ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
+  });
   const token = await clientCredentialsToken(
     origin,
     readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8'),

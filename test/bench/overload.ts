@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
-import { buildCompiled, serviceEnv, startEnv, startFlags, startVariant } from './processes.js';
+import { buildCompiled, serviceEnv, startAsNpmStart } from './processes.js';
 import { createDatabase, prepare, READER_SCOPES } from './setup.js';
 import { clientCredentialsToken } from './tokens.js';
 
@@ -45,12 +45,9 @@ const agent = new Agent({ connect: { ca: tls.cert, timeout: 60_000 }, connection
 try {
   log(`seeding ${size.cars} cars`);
   const prepared = await prepare(database.url, dataDir, size);
-  const svc = await startVariant(
-    'ours',
-    'variants/ours.ts',
-    { ...serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'silent' }), ...startEnv() },
+  const svc = await startAsNpmStart(
+    serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'silent' }),
     true,
-    startFlags(),
   );
   const token = await clientCredentialsToken(
     origin,

@@ -115,6 +115,10 @@ export function startEnv(): Record<string, string> {
   );
 }
 
+/** The service as `npm start` runs it (its flags and environment, then `env`), in a process of its own. */
+export const startAsNpmStart = (env: Record<string, string>, compiled = false): Promise<Variant> =>
+  startVariant('ours', 'variants/ours.ts', { ...startEnv(), ...env }, compiled, startFlags());
+
 /**
  * Forks `file` (relative to test/bench) and waits for its `{type:'ready', port}`. A `compiled` variant runs
  * its JavaScript from dist/ (see `buildCompiled`); the others run through tsx.

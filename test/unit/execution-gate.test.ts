@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect, it, vi } from 'vitest';
 import { createExecutionGate } from '../../src/graphql/execution-gate.js';
 import { markAccepted, markArrived } from '../../src/http/arrival.js';
-import { clientGone } from '../../src/http/client-gone.js';
+import { clientGone } from '../../src/http/request-signal.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 const sizes = {
