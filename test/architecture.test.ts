@@ -47,6 +47,8 @@ const layers: readonly (readonly string[])[] = [
   // The metrics registry: the pool, the GraphQL plugin and the webhook sender record into it.
   ['src/metrics'],
   ['src/db'],
+  // What a car share is: the scope every request and background step carries (DESIGN.md "Many car shares").
+  ['src/carshares'],
   // Who is calling and what they may do: Actor, permission table, scope catalogue, bearer-token plumbing.
   ['src/access'],
   // The HTTP edge's own pieces: the caller resolved once per request, the probes, the shared Redis, rate limits.

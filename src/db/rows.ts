@@ -106,6 +106,9 @@ export async function runRead<R>(em: EntityManager, given: string, params: reado
   const trx = em.getTransactionContext();
   const connection = em.getConnection();
   if (trx) return connection.execute<R[]>(given, [...params], 'all', trx);
+  // A car share's read runs in a transaction of its scope (src/db/scope.ts), prepared there too.
+  if (em.getSessionContext())
+    return em.transactional((tem) => runPrepared<R>(tem as EntityManager, given, params));
   // The statement hook (tests count statements with it) sees every read, as it does MikroORM's own, and what it
   // hands back runs, as with MikroORM's (src/db/orm.ts).
   const sql = em.config.get('onQuery')?.(given, [...params]) ?? given;
@@ -137,9 +140,11 @@ export async function runPrepared<R>(
   sql: string,
   params: readonly unknown[],
 ): Promise<R[]> {
+  const trx = em.getTransactionContext<PreparedExecutor>();
+  if (!trx && em.getSessionContext())
+    return em.transactional((tem) => runPrepared<R>(tem as EntityManager, sql, params));
   em.config.get('onQuery')?.(sql, [...params]);
   const { text, name } = statement(sql);
-  const trx = em.getTransactionContext<PreparedExecutor>();
   if (!trx) {
     const pool = (await em.getConnection().getNativeClient()) as Pool;
     return (await pool.query<R & QueryResultRow>({ name, text, values: [...params] })).rows;

@@ -1,0 +1,77 @@
+// The car-share scope in the data layer (CONTRACT §24, DESIGN.md "Many car shares"). All work on a car share's
+// rows runs as DATABASE_APP_ROLE in a transaction that first sets `carshare.car_share_id` with SET LOCAL; row-level
+// security then makes a statement that forgot its condition see nothing instead of another car share's rows.
+// MikroORM's session context does the wrapping: an EntityManager from `carShareEm` opens every statement outside
+// a transaction in a short one, and every transaction, with the role and the setting, and its forks inherit it.
+import { AbstractSqlConnection, type EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from './orm.js';
+
+/** The setting every policy reads (`nullif(current_setting('carshare.car_share_id', true), '')::uuid`). */
+export const CAR_SHARE_SETTING = 'carshare.car_share_id';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+let appRole: string | undefined = 'carshare_app';
+
+/**
+ * The role car share work runs as (DATABASE_APP_ROLE). `undefined` is the benchmark's switch that runs it as the
+ * DATABASE_URL user, whom no policy binds (test/bench, CONTRACT §24's last paragraph); nothing else passes it.
+ */
+export function useAppRole(role: string | undefined): void {
+  appRole = role;
+}
+
+export const currentAppRole = (): string | undefined => appRole;
+
+/** An EntityManager scoped to one car share: every statement it runs is in a transaction inside that scope. */
+export function carShareEm(orm: Orm, carShareId: string): EntityManager {
+  if (!UUID.test(carShareId)) throw new Error(`carShareEm: not a car share id: ${carShareId}`);
+  const em = orm.em.fork();
+  em.setSessionContext({
+    variables: { [CAR_SHARE_SETTING]: carShareId },
+    ...(appRole ? { role: appRole } : {}),
+  });
+  return em;
+}
+
+/** Runs `work` in one transaction inside the car share's scope. */
+export function inCarShare<T>(
+  orm: Orm,
+  carShareId: string,
+  work: (em: EntityManager) => Promise<T>,
+): Promise<T> {
+  return carShareEm(orm, carShareId).transactional((em) => work(em as EntityManager));
+}
+
+/**
+ * Work across car shares, as the DATABASE_URL user: the car share registry, finding which car shares have due
+ * work (reading only `car_share_id`s and due times), the platform's own tables, start-up. Never a car share's rows.
+ */
+export function deploymentEm(orm: Orm): EntityManager {
+  return orm.em.fork();
+}
+
+/** The car share an EntityManager is scoped to, if any. */
+export function carShareOf(em: EntityManager): string | undefined {
+  const v = em.getSessionContext()?.variables?.[CAR_SHARE_SETTING];
+  return typeof v === 'string' ? v : undefined;
+}
+
+// MikroORM applies a session context in two round trips (`select set_config(…)`, then `set local role …`). Ours is
+// one uuid and one role, both checked, so one statement carries both: a transaction's start costs one round trip.
+const proto = AbstractSqlConnection.prototype as unknown as {
+  applySessionContext(
+    trx: unknown,
+    ctx: { variables?: Record<string, unknown>; role?: string },
+    lc: unknown,
+  ): Promise<void>;
+  execute(sql: string, params: unknown[], method: string, trx: unknown, lc: unknown): Promise<unknown>;
+};
+const original = proto.applySessionContext;
+proto.applySessionContext = async function (this: typeof proto, trx, ctx, lc) {
+  const vars = Object.entries(ctx.variables ?? {});
+  const id = vars.length === 1 && vars[0]![0] === CAR_SHARE_SETTING ? String(vars[0]![1]) : undefined;
+  if (id === undefined || !UUID.test(id)) return original.call(this, trx, ctx, lc);
+  const role = ctx.role ? `set local role "${ctx.role.replaceAll('"', '""')}"; ` : '';
+  await this.execute(`${role}set local ${CAR_SHARE_SETTING} = '${id}'`, [], 'run', trx, lc);
+};
