@@ -10,6 +10,8 @@ import { createFacade } from '../rest-facade/facade.js';
 import { staleAfterMutations } from '../rest-facade/invalidation.js';
 import { rateLimiter } from '../rest-facade/ratelimit.js';
 import type { Authenticator } from './access/authenticate.js';
+import type { CarShare } from './carshares/car-share.js';
+import type { CarShareRegistry } from './carshares/registry.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/server.js';
 import type { Orm } from './db/orm.js';
@@ -56,9 +58,12 @@ export interface AppDeps {
         | 'GRAPHQL_MAX_DEPTH'
         | 'GRAPHQL_MAX_COST'
         | 'HEAP_CEILING_MB'
+        | 'UNKNOWN_HOST'
       >
     >;
   orm: Orm;
+  /** Every car share of the deployment, found by host at the edge. */
+  carShares: CarShareRegistry;
   schema: GraphQLSchema;
   log: Logger;
   clock: Clock;
@@ -80,7 +85,9 @@ export interface App {
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   apollo: ApolloServer<Context>;
   /** Builds a GraphQL context for a raw Authorization header (graphql-ws, in-process callers). */
-  contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
+  contextFor(authorization: string | undefined, carShare: CarShare, requestId?: string): Promise<Context>;
+  /** The car share a request (a WebSocket upgrade) addresses; undefined for an unknown host with UNKNOWN_HOST=reject. */
+  carShareOf(req: IncomingMessage): CarShare | undefined;
   /** graphql-ws's queries and mutations, through the execution gate (CONTRACT §13, §28). */
   executeGated: GraphQLEndpoint['executeGated'];
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
@@ -152,7 +159,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // CONTRACT §28: each mutation root field of a /graphql document counts, not only the request.
     countActions: limits.actions,
   });
-  const edge = createEdge({ log, trustProxy: config.TRUST_PROXY, publicUrl: config.PUBLIC_URL });
+  const edge = createEdge({
+    log,
+    trustProxy: config.TRUST_PROXY,
+    publicUrl: config.PUBLIC_URL,
+    carShares: deps.carShares,
+    unknownHost: config.UNKNOWN_HOST,
+  });
 
   const koa = new Koa({ proxy: config.TRUST_PROXY });
   // What Koa meets outside the middleware (mostly a client that left mid-answer: ECONNRESET writing the body) goes
@@ -176,13 +189,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   );
   koa.use(edge.httpsOnly);
   koa.use(edge.errors);
+  koa.use(edge.unknownHost);
   koa.use(sliceLargeBodies);
   koa.use(cors(config.CORS_ORIGINS));
   // Callers already resolved in front of Koa (not-modified.ts), so that no token is checked twice.
   const callers = new WeakMap<IncomingMessage, RequestCaller>();
   koa.use(identifyCaller(deps.authenticator, callers));
   koa.use(limits.middleware);
-  koa.use(landing(config.PUBLIC_URL));
+  koa.use(landing());
   koa.use(docs());
   koa.use(graphiql());
   routes(healthRoutes({ orm, metrics, metricsToken: deps.metricsToken }));
@@ -221,6 +235,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
           metrics,
           edge,
           trustProxy: config.TRUST_PROXY,
+          defaultCarShare: () => (config.UNKNOWN_HOST === 'reject' ? undefined : deps.carShares.default),
           callers,
           onError: (err) => log.error({ err }, 'unexpected error answering a revalidation'),
         },
@@ -228,6 +243,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
       ),
     apollo: graphql.apollo,
     contextFor: graphql.contextFor,
+    carShareOf: (req) => {
+      const forwarded = req.headers['x-forwarded-host'];
+      return (
+        edge.carShareOf(req.headers.host, Array.isArray(forwarded) ? forwarded[0] : forwarded) ??
+        (config.UNKNOWN_HOST === 'reject' ? undefined : deps.carShares.default)
+      );
+    },
     executeGated: graphql.executeGated,
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),

@@ -2,7 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { type Actor, apiScopes } from './access/actor.js';
 import { createUserAccount } from './accounts/account.commands.js';
+import type { CarShare } from './carshares/car-share.js';
 import type { Orm } from './db/orm.js';
+import { carShareEm } from './db/scope.js';
 import { ensureDashboardClient } from './oauth/first-party.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
@@ -13,6 +15,8 @@ const system: Actor = { kind: 'clientapplication', id: null, roles: [], scopes: 
 export async function bootstrap(
   orm: Orm,
   opts: {
+    /** The car share whose first operator this is: the default one at start-up. */
+    carShare: CarShare;
     email?: string | undefined;
     password?: string | undefined;
     /** When given, the dashboard's client application is created (or its redirect URI kept current). */
@@ -21,7 +25,7 @@ export async function bootstrap(
     log: Logger;
   },
 ) {
-  const em = orm.em.fork();
+  const em = carShareEm(orm, opts.carShare.id);
   // Under the migration lock's sibling: one instance creates the operator, the others find it.
   await em.transactional(async (tem) => {
     await tem

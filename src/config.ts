@@ -57,13 +57,21 @@ const envSchema = z.object({
   // Used heap above which a page or large query, once done, is followed by a full collection (heap-ceiling.ts);
   // it needs `--expose-gc`, which `npm start` passes. 0 leaves collection to V8 alone.
   HEAP_CEILING_MB: z.coerce.number().int().min(0).default(96),
+  // Many car shares on one deployment (CONTRACT §19–§26).
+  UNKNOWN_HOST: z.enum(['default', 'reject']).default('default'),
+  DEFAULT_CAR_SHARE_NAME: z.string().trim().min(3).max(100).default('Carshare'),
+  RATE_LIMIT_CAR_SHARE_PER_MINUTE: z.coerce.number().int().min(0).default(0),
+  REDIS_KEY_PREFIX: z.string().min(1).max(200).optional(),
+  CAR_SHARE_CACHE_SIZE: positiveInt.default(500),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
-export interface Config extends Omit<Env, 'PUBLIC_URL' | 'DATA_DIR'> {
+export interface Config extends Omit<Env, 'PUBLIC_URL' | 'DATA_DIR' | 'REDIS_KEY_PREFIX'> {
   PUBLIC_URL: string;
   DATA_DIR: string;
+  /** The start of every Redis key and channel: `carshare:<database name>:` unless set (CONTRACT §20). */
+  REDIS_KEY_PREFIX: string;
 }
 
 export class ConfigError extends Error {
@@ -97,5 +105,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...e,
     PUBLIC_URL: trimEnd(e.PUBLIC_URL ?? `https://localhost:${e.PORT}`, '/'),
     DATA_DIR: resolve(e.DATA_DIR),
+    REDIS_KEY_PREFIX: e.REDIS_KEY_PREFIX ?? `carshare:${databaseName(e.DATABASE_URL)}:`,
   };
+}
+
+/** The database a connection string names (`carshare` for the embedded one), for the default Redis prefix. */
+function databaseName(url: string | undefined): string {
+  if (!url) return 'carshare';
+  try {
+    return decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';
+  } catch {
+    return 'carshare';
+  }
 }

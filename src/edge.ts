@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { bearerChallenge } from './access/challenge.js';
+import type { CarShare } from './carshares/car-share.js';
+import type { CarShareRegistry } from './carshares/registry.js';
 import { isStaticAsset } from './http/static-asset.js';
 import { CLIENT_CLOSED, clientWentAway } from './shared/client-gone.js';
 import { type ErrorCode, isDomainError, MASKED_MESSAGE, responseStatus, statusOf } from './shared/errors.js';
@@ -23,6 +25,13 @@ export interface Edge {
   requestIdOf(incoming: string | undefined): string;
   /** Writes the request's log line (for requests answered in front of Koa; `requestLog` writes the others). */
   logRequest(line: RequestLine, level?: 'info' | 'debug'): void;
+  /**
+   * With UNKNOWN_HOST=reject, a request whose host names no car share: 404 `UnknownHost` on every path but the
+   * probes (CONTRACT §19).
+   */
+  unknownHost: Koa.Middleware;
+  /** The car share a request's headers address (CONTRACT §19), or undefined for a host that names none. */
+  carShareOf(host: string | undefined, forwardedHost: string | undefined): CarShare | undefined;
   /** Answers `{"ResponseStatus":…}` with the code's status (and `Meta.Help`, the /docs section on the code). */
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
 }
@@ -41,17 +50,35 @@ export interface RequestLine {
   status: number;
   durationMs: number;
   ip: string;
+  carShareId?: string | undefined;
 }
 
-export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: string }): Edge {
-  const { log } = opts;
+/** Paths that answer on every host and never name a car share. */
+export const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
+export function createEdge(opts: {
+  log: Logger;
+  trustProxy: boolean;
+  publicUrl: string;
+  carShares: CarShareRegistry;
+  unknownHost?: 'default' | 'reject' | undefined;
+}): Edge {
+  const { log, carShares } = opts;
+  const reject = opts.unknownHost === 'reject';
+  // The host as sent selects the car share, and nothing else does: X-Forwarded-Host only behind a trusted proxy.
+  const carShareOf: Edge['carShareOf'] = (host, forwardedHost) => {
+    const given = opts.trustProxy && forwardedHost ? forwardedHost.split(',')[0] : host;
+    return given ? carShares.byHost(given) : undefined;
+  };
   // The request line names no secret (id, method, path, status, duration, address): it skips the redaction walk
   // every other log line pays, since it is written for every request.
   const requestLine = log.child({}, { redact: [] });
+  const baseUrlOf = (ctx: Koa.Context): string =>
+    (ctx.state.carShare as CarShare | undefined)?.baseUrl ?? opts.publicUrl;
   const sendError: Edge['sendError'] = (ctx, code, message, meta) => {
     ctx.status = statusOf[code];
     ctx.type = 'application/json';
-    ctx.body = responseStatus(opts.publicUrl, code, message, meta);
+    ctx.body = responseStatus(baseUrlOf(ctx), code, message, meta);
   };
   const requestIdOf = (incoming: string | undefined) =>
     incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -61,9 +88,32 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: 
     sendError,
     requestIdOf,
     logRequest,
+    carShareOf,
+    async unknownHost(ctx, next) {
+      if (reject && ctx.state.hostUnknown === true && !PROBES.has(ctx.path)) {
+        const message = `No car share is at ${ctx.get('Host') || 'this host'}`;
+        ctx.state.carShare = undefined;
+        if (ctx.path === '/graphql' || ctx.path.startsWith('/graphql/')) {
+          ctx.status = 404;
+          ctx.body = { errors: [{ message, extensions: { code: 'NotFound', Reason: 'UnknownHost' } }] };
+          return;
+        }
+        if (ctx.method === 'GET' && ctx.accepts('json', 'html') === 'html') {
+          ctx.status = 404;
+          ctx.type = 'text/html; charset=utf-8';
+          ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head><body><h1>Not found</h1><p>No car share is at this address.</p></body></html>`;
+          return;
+        }
+        return sendError(ctx, 'NotFound', message, { Reason: 'UnknownHost' });
+      }
+      await next();
+    },
     async requestLog(ctx, next) {
       const requestId = requestIdOf(ctx.get('Request-Id'));
       ctx.state.requestId = requestId;
+      const carShare = carShareOf(ctx.get('Host'), ctx.get('X-Forwarded-Host'));
+      ctx.state.hostUnknown = carShare === undefined;
+      ctx.state.carShare = carShare ?? carShares.default;
       ctx.set('Request-Id', requestId);
       const started = performance.now();
       try {
@@ -77,6 +127,7 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: 
             status: ctx.status,
             durationMs: durationSince(started),
             ip: ctx.ip,
+            carShareId: (ctx.state.carShare as CarShare | undefined)?.id,
           },
           isStaticAsset(ctx) ? 'debug' : 'info',
         );
@@ -84,7 +135,7 @@ export function createEdge(opts: { log: Logger; trustProxy: boolean; publicUrl: 
     },
     async httpsOnly(ctx, next) {
       if (opts.trustProxy && ctx.get('X-Forwarded-Proto').split(',')[0]?.trim().toLowerCase() === 'http')
-        return sendError(ctx, 'HttpsRequired', httpsRequiredMessage(opts.publicUrl));
+        return sendError(ctx, 'HttpsRequired', httpsRequiredMessage(baseUrlOf(ctx)));
       await next();
     },
     async errors(ctx, next) {

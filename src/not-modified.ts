@@ -6,6 +6,7 @@
 // refused rate) goes on through Koa, with the caller already resolved so its token is checked once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from './access/authenticate.js';
+import type { CarShare } from './carshares/car-share.js';
 import { durationSince, type Edge } from './edge.js';
 import { callerFor, type RequestCaller } from './http/caller.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -38,7 +39,9 @@ export interface NotModifiedDeps<R> {
   authenticator: Authenticator;
   rateLimiter: RateCounting;
   metrics: Pick<Metrics, 'arrived' | 'passedOn' | 'answered'>;
-  edge: Pick<Edge, 'requestIdOf' | 'logRequest'>;
+  edge: Pick<Edge, 'requestIdOf' | 'logRequest' | 'carShareOf'>;
+  /** The car share of a host naming none (UNKNOWN_HOST=default); undefined leaves such requests to Koa. */
+  defaultCarShare?: () => CarShare | undefined;
   trustProxy: boolean;
   /** Callers resolved here, for Koa's `identifyCaller` when the request goes on there. */
   callers: WeakMap<IncomingMessage, RequestCaller>;
@@ -53,6 +56,9 @@ const firstOf = (list: string | string[] | undefined): string =>
 /** The listener: conditional GETs of cached routes are tried here first, everything else goes to `koa`. */
 export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener): Listener {
   const { facade, rateLimiter, metrics, edge, trustProxy, callers } = deps;
+  // The car share as the edge finds it; with UNKNOWN_HOST=default a host naming none is the default one's.
+  const carShareOf = (host: string | undefined, forwarded: string | undefined) =>
+    edge.carShareOf(host, forwarded) ?? deps.defaultCarShare?.();
   const count = rateLimiter.count;
   // With counters in Redis only the middleware counts: there is nothing to answer here.
   if (!count) return koa;
@@ -68,7 +74,10 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     let caller: RequestCaller | undefined;
     let headers: Record<string, string> | undefined;
     try {
-      caller = await callerFor(deps.authenticator, h.authorization || undefined);
+      const carShare = carShareOf(h.host, firstOf(h['x-forwarded-host']));
+      // A host naming no car share is left to Koa: it answers it (UNKNOWN_HOST).
+      if (!carShare) return passOn(req, res, undefined);
+      caller = await callerFor(deps.authenticator, h.authorization || undefined, carShare);
       headers = await facade.notModified(r, caller);
     } catch {
       headers = undefined;
@@ -83,7 +92,15 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     const requestId = edge.requestIdOf(typeof h['request-id'] === 'string' ? h['request-id'] : undefined);
     // The route's template, as the metrics middleware labels the same request through Koa.
     metrics.answered(r.template, 'GET', 304, started);
-    edge.logRequest({ requestId, method: 'GET', path, status: 304, durationMs: durationSince(started), ip });
+    edge.logRequest({
+      requestId,
+      method: 'GET',
+      path,
+      status: 304,
+      durationMs: durationSince(started),
+      ip,
+      carShareId: caller.carShare.id,
+    });
     res.writeHead(304, {
       'Request-Id': requestId,
       'RateLimit-Limit': String(rate.limit),

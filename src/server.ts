@@ -7,6 +7,7 @@ import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
+import type { CarShare } from './carshares/car-share.js';
 import { clientErrorAnswer, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { httpsRequiredMessage } from './edge.js';
@@ -88,6 +89,8 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   const wss = new WebSocketServer({ server: secure, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
   // The token subject each connection was opened with, for the rate limits (CONTRACT §28).
   const subjects = new WeakMap<object, string | null>();
+  // The car share each connection's upgrade addressed (CONTRACT §19): every operation on it runs there.
+  const carShares = new WeakMap<object, CarShare>();
   const ws = useServer<Record<string, unknown>>(
     {
       schema,
@@ -96,7 +99,10 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
         try {
           // CONTRACT §8: a missing token closes the connection like a bad one.
           if (typeof auth !== 'string' || auth.trim() === '') throw new Error('no token');
-          subjects.set(ctx, subjectOf((await app.contextFor(auth)).actor));
+          const carShare = app.carShareOf(ctx.extra.request);
+          if (!carShare) throw new Error('no car share at this host');
+          carShares.set(ctx, carShare);
+          subjects.set(ctx, subjectOf((await app.contextFor(auth, carShare)).actor));
           return true;
         } catch {
           ctx.extra.socket.close(4401, 'Unauthorized');
@@ -127,7 +133,9 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
       execute: (args) => app.executeGated(args),
       context: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
-        return app.contextFor(typeof auth === 'string' ? auth : undefined);
+        const carShare = carShares.get(ctx);
+        if (!carShare) throw new Error('graphql-ws: a connection without a car share');
+        return app.contextFor(typeof auth === 'string' ? auth : undefined, carShare);
       },
     },
     wss,

@@ -5,6 +5,8 @@ import { type App, createApp } from './app.js';
 import { bookingPolicy } from './bookings/booking.policy.js';
 import { startBookingTimers } from './bookings/booking.timers.js';
 import { bootstrap } from './bootstrap.js';
+import { ensureDefaultCarShare } from './carshares/default-car-share.js';
+import { CAR_SHARE_CHANNEL, openCarShareRegistry } from './carshares/registry.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { watchPool } from './db/pool.metrics.js';
@@ -15,6 +17,7 @@ import {
   startDelivery,
 } from './delivery/delivery.runtime.js';
 import { type EventBus, localBus, redisBus } from './events/bus.js';
+import { type Listener, listenForWork } from './events/listen.js';
 import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
@@ -79,8 +82,23 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   let bus: EventBus | undefined;
   let relay: OutboxRelay | undefined;
   let delivery: DeliveryRuntime | undefined;
+  let carShareListener: Listener | undefined;
   try {
+    await ensureDefaultCarShare(db.orm, {
+      publicUrl: config.PUBLIC_URL,
+      defaultName: config.DEFAULT_CAR_SHARE_NAME,
+    });
+    const carShares = await openCarShareRegistry(db.orm, config.PUBLIC_URL);
+    carShareListener = listenForWork(
+      db.url,
+      {
+        [CAR_SHARE_CHANNEL]: () =>
+          void carShares.refresh().catch((err: unknown) => log.warn({ err }, 'car shares not reloaded')),
+      },
+      log,
+    );
     await bootstrap(db.orm, {
+      carShare: carShares.default,
       email: config.OPS_EMAIL,
       password: config.OPS_PASSWORD,
       publicUrl: config.PUBLIC_URL,
@@ -105,6 +123,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       metrics,
       metricsToken: config.METRICS_TOKEN,
       orm: db.orm,
+      carShares,
       schema,
       log,
       clock,
@@ -166,6 +185,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         ]);
         await bus?.close();
         await auth?.close();
+        await carShareListener?.close();
         if (ownsDb) await db.close();
       },
     };
@@ -174,6 +194,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     await delivery?.stop();
     await bus?.close();
     await auth?.close();
+    await carShareListener?.close();
     if (ownsDb) await db.close();
     throw e;
   }

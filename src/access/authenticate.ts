@@ -1,11 +1,15 @@
 // Turns a request's credentials into an Actor. The authorization server plugs its token check in here;
 // resolvers only ever see the Actor.
+import type { CarShare } from '../carshares/car-share.js';
 import { unauthorized } from '../shared/errors.js';
 import { type Actor, anonymous } from './actor.js';
 
 export interface Authenticator {
-  /** `authorization` is the raw header value, if any. Throws Unauthorized for a bad token. */
-  actorFor(authorization: string | undefined): Promise<Actor>;
+  /**
+   * `authorization` is the raw header value, if any; a token is checked in the car share the request addresses
+   * (another car share's token is not valid there, CONTRACT §21). Throws Unauthorized for a bad token.
+   */
+  actorFor(authorization: string | undefined, carShare: CarShare): Promise<Actor>;
 }
 
 export function bearerToken(authorization: string | undefined): string | undefined {

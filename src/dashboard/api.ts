@@ -2,6 +2,7 @@
 // expired or been refused once; a session that cannot be renewed ends (the operator signs in again).
 import type { FormattedExecutionResult } from 'graphql';
 import type Koa from 'koa';
+import type { CarShare } from '../carshares/car-share.js';
 import type { Clock } from '../shared/clock.js';
 import { isDomainError } from '../shared/errors.js';
 import type { ApiError } from './errors.js';
@@ -14,6 +15,7 @@ export type Execute = (
   variables: Record<string, unknown>,
   authorization: string,
   requestId: string,
+  carShare: CarShare,
 ) => Promise<FormattedExecutionResult>;
 
 export type Result<T> = { ok: true; data: T } | { ok: false; error: ApiError };
@@ -75,6 +77,7 @@ export function apiFor(ctx: Koa.Context, start: Session, deps: ApiDeps): Api {
         variables,
         `Bearer ${session.accessToken}`,
         String(ctx.state.requestId),
+        ctx.state.carShare as CarShare,
       );
       return r.errors?.[0]?.extensions?.code === 'Unauthorized' ? undefined : r;
     } catch (e) {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type Koa from 'koa';
+import type { CarShare } from '../carshares/car-share.js';
 import type { Clock } from '../shared/clock.js';
 import type { Execute } from './api.js';
 import { href, html } from './html.js';
@@ -100,7 +101,7 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
       );
     const t = r.tokens;
     const me = await deps
-      .execute(ME, {}, `Bearer ${t.accessToken}`, String(ctx.state.requestId))
+      .execute(ME, {}, `Bearer ${t.accessToken}`, String(ctx.state.requestId), ctx.state.carShare as CarShare)
       .catch(() => undefined);
     const account = me?.data?.me as { id: string; username: string; roles: string[] } | undefined;
     if (!t.scope.includes(DASHBOARD_SCOPE) || !account?.roles.includes('ops')) {

@@ -2,10 +2,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../access/actor.js';
+import type { CarShare } from '../carshares/car-share.js';
 import type { Clock } from '../shared/clock.js';
 
 export interface Context {
+  /** Scoped to `carShare` (src/db/scope.ts): every statement runs in its scope, as the app role. */
   em: EntityManager;
+  /** The car share the request addresses (CONTRACT §19). */
+  carShare: CarShare;
   actor: Actor;
   clock: Clock;
   requestId: string;

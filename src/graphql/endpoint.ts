@@ -16,7 +16,9 @@ import type Koa from 'koa';
 import type { Actor } from '../access/actor.js';
 import type { Authenticator } from '../access/authenticate.js';
 import { asHttpError } from '../access/challenge.js';
+import type { CarShare } from '../carshares/car-share.js';
 import type { Orm } from '../db/orm.js';
+import { carShareEm } from '../db/scope.js';
 import { actorOf, type RequestCaller } from '../http/caller.js';
 import { clientGone } from '../http/request-signal.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -77,9 +79,10 @@ export interface GraphQLEndpoint {
     variables: Record<string, unknown>,
     authorization: string,
     requestId: string,
+    carShare: CarShare,
   ): Promise<InProcessResult>;
-  /** A context for a raw Authorization header, checked afresh (graphql-ws). */
-  contextFor(authorization: string | undefined, requestId?: string): Promise<Context>;
+  /** A context for a raw Authorization header, checked afresh (graphql-ws), in the car share addressed. */
+  contextFor(authorization: string | undefined, carShare: CarShare, requestId?: string): Promise<Context>;
   /** graphql-ws's queries and mutations, through the execution gate like every other execution. */
   executeGated(args: ExecutionArgs): Promise<ExecutionResult>;
   stop(): Promise<void>;
@@ -87,8 +90,15 @@ export interface GraphQLEndpoint {
 
 export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint> {
   const { schema, orm, clock, log, authenticator } = deps;
-  const contextOf = (actor: Actor, requestId: string): Context =>
-    createContext({ em: orm.em.fork(), actor, clock, requestId, log: log.child({ requestId }) });
+  const contextOf = (actor: Actor, requestId: string, carShare: CarShare): Context =>
+    createContext({
+      em: carShareEm(orm, carShare.id),
+      carShare,
+      actor,
+      clock,
+      requestId,
+      log: log.child({ requestId, carShareId: carShare.id }),
+    });
 
   // Every document runs compiled, compiled once per document: /graphql clients through Apollo's gateway hook,
   // the in-process clients directly.
@@ -145,7 +155,11 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     // A bad token is an HTTP 401 with its RFC 6750 challenge, not a 500.
     context: async ({ ctx }) => {
       try {
-        const context = contextOf(actorOf(ctx), (ctx.state.requestId as string | undefined) ?? randomUUID());
+        const context = contextOf(
+          actorOf(ctx),
+          (ctx.state.requestId as string | undefined) ?? randomUUID(),
+          ctx.state.carShare as CarShare,
+        );
         context.clientIp = ctx.ip;
         context.signal = clientGone(ctx.res);
         return context;
@@ -167,12 +181,18 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     limits,
     router,
     execute: (document, variables, caller, requestId, signal) =>
-      execute(document, variables, caller.actor, requestId, signal),
-    async executeWithToken(document, variables, authorization, requestId) {
-      return execute(document, variables, await authenticator.actorFor(authorization), requestId);
+      execute(document, variables, caller.actor, caller.carShare, requestId, signal),
+    async executeWithToken(document, variables, authorization, requestId, carShare) {
+      return execute(
+        document,
+        variables,
+        await authenticator.actorFor(authorization, carShare),
+        carShare,
+        requestId,
+      );
     },
-    async contextFor(authorization, requestId = randomUUID()) {
-      return contextOf(await authenticator.actorFor(authorization), requestId);
+    async contextFor(authorization, carShare, requestId = randomUUID()) {
+      return contextOf(await authenticator.actorFor(authorization, carShare), requestId, carShare);
     },
     // CONTRACT §13 "Memory" and §28 "Overload" over graphql-ws too: a large query waits its turn, and one that
     // cannot start in time gets the `ServiceUnavailable` error instead of running (the connection stays open).

@@ -4,6 +4,7 @@
 import type { ApolloServer } from '@apollo/server';
 import { type DocumentNode, type GraphQLSchema, print } from 'graphql';
 import type { Actor } from '../access/actor.js';
+import type { CarShare } from '../carshares/car-share.js';
 import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
@@ -17,7 +18,7 @@ export interface InProcessDeps {
   compiled: CompiledDocuments;
   gate: ExecutionGate;
   apollo: ApolloServer<Context>;
-  contextFor(actor: Actor, requestId: string): Context;
+  contextFor(actor: Actor, requestId: string, carShare: CarShare): Context;
 }
 
 const isQuery = (d: DocumentNode): boolean =>
@@ -57,6 +58,7 @@ export function inProcessExecutor(deps: InProcessDeps) {
     document: string | DocumentNode,
     variables: Record<string, unknown>,
     actor: Actor,
+    carShare: CarShare,
     requestId: string,
     /** Aborts when the client hangs up: a read still queued at the gate then never runs. */
     signal?: AbortSignal,
@@ -66,7 +68,7 @@ export function inProcessExecutor(deps: InProcessDeps) {
     const refusal = sizeRefusalOf(deps.schema, document);
     if (refusal)
       return { errors: [formatError({ message: refusal.message, extensions: refusal.extensions }, refusal)] };
-    const contextValue = deps.contextFor(actor, requestId);
+    const contextValue = deps.contextFor(actor, requestId, carShare);
     contextValue.signal = signal;
     // A facade read runs its compiled document without Apollo's request pipeline (it needs none of its plugins:
     // no mutation to announce, no cache hints). It runs once, failed or not: its errors get the shape and logging

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import { type Actor, anonymous } from '../access/actor.js';
 import type { Authenticator } from '../access/authenticate.js';
+import type { CarShare } from '../carshares/car-share.js';
 
 /**
  * The actor, with the keys the REST facade uses (`subject` for rate limits, null when anonymous; `key` for the
@@ -12,6 +13,8 @@ import type { Authenticator } from '../access/authenticate.js';
  */
 export interface RequestCaller {
   actor: Actor;
+  /** The car share the request addresses (CONTRACT §19): the actor's, and the one its windows and cache are of. */
+  carShare: CarShare;
   subject: string | null;
   key: string;
   refused?: unknown;
@@ -20,29 +23,38 @@ export interface RequestCaller {
 /** Who the rate limits count a caller as (CONTRACT §10: the token subject); null when anonymous. */
 export const subjectOf = (actor: Actor): string | null => (actor.id ? `${actor.kind}:${actor.id}` : null);
 
-const callerOfActor = (actor: Actor): RequestCaller => ({
+// The keys name the car share: a caller's rate-limit windows and cached answers are its car share's (§20).
+const callerOfActor = (actor: Actor, carShare: CarShare): RequestCaller => ({
   actor,
-  subject: subjectOf(actor),
-  key: `${actor.kind}:${actor.id ?? ''}:${actor.roles.join(' ')}:${actor.scopes.join(' ')}`,
+  carShare,
+  subject: actor.id ? `${carShare.id}:${subjectOf(actor)}` : null,
+  key: `${carShare.id}:${actor.kind}:${actor.id ?? ''}:${actor.roles.join(' ')}:${actor.scopes.join(' ')}`,
 });
 
-// A checked token's actor is the same object for as long as its check is cached: its keys are built once.
-const byActor = new WeakMap<Actor, RequestCaller>();
+// A checked token's actor is the same object for as long as its check is cached: its keys are built once (per car
+// share: the anonymous actor is one object for all of them).
+const byActor = new WeakMap<CarShare, WeakMap<Actor, RequestCaller>>();
 
 export async function callerFor(
   authenticator: Authenticator,
   authorization: string | undefined,
+  carShare: CarShare,
 ): Promise<RequestCaller> {
   try {
-    const actor = await authenticator.actorFor(authorization);
-    let caller = byActor.get(actor);
+    const actor = await authenticator.actorFor(authorization, carShare);
+    let callers = byActor.get(carShare);
+    if (!callers) {
+      callers = new WeakMap();
+      byActor.set(carShare, callers);
+    }
+    let caller = callers.get(actor);
     if (!caller) {
-      caller = callerOfActor(actor);
-      byActor.set(actor, caller);
+      caller = callerOfActor(actor, carShare);
+      callers.set(actor, caller);
     }
     return caller;
   } catch (refused) {
-    return { actor: anonymous, subject: null, key: '', refused };
+    return { actor: anonymous, carShare, subject: null, key: `${carShare.id}:`, refused };
   }
 }
 
@@ -56,7 +68,8 @@ export function identifyCaller(
 ): Koa.Middleware {
   return async (ctx, next) => {
     ctx.state.caller =
-      known?.get(ctx.req) ?? (await callerFor(authenticator, ctx.get('Authorization') || undefined));
+      known?.get(ctx.req) ??
+      (await callerFor(authenticator, ctx.get('Authorization') || undefined, ctx.state.carShare as CarShare));
     return next();
   };
 }

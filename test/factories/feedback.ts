@@ -6,6 +6,7 @@ import { createFeedback, type FeedbackInput } from '../../src/feedback/feedback.
 import type { Feedback } from '../../src/feedback/feedback.entity.js';
 import type { BookingFacts } from '../../src/feedback/feedback.rules.js';
 import type { Harness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 /** A finished booking of a car between two users; `state` and the rest may be overridden. */
 export function bookingFacts(
@@ -23,7 +24,7 @@ export async function leaveFeedback(
   booking: BookingFacts,
   input: FeedbackInput,
 ): Promise<Feedback> {
-  return h.orm.em.fork().transactional((em) => createFeedback({ em, actor, clock: h.clock }, booking, input));
+  return scoped(h.orm).transactional((em) => createFeedback({ em, actor, clock: h.clock }, booking, input));
 }
 
 /** The subject's rating row as stored (absent until the first feedback). */

@@ -5,11 +5,12 @@ import { newId } from '../../src/shared/ids.js';
 import { createRequiredVerifications } from '../../src/verifications/verification.commands.js';
 import { Verification, type VerificationKind } from '../../src/verifications/verification.entity.js';
 import type { Harness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 /** A car's required verifications (LicensePlate, RoadWorthiness), as creating the car makes them. */
 export async function carVerifications(h: Harness, ownerId: string): Promise<string> {
   const carId = randomUUID();
-  await h.orm.em.fork().transactional(async (em) => {
+  await scoped(h.orm).transactional(async (em) => {
     createRequiredVerifications({ em, clock: h.clock }, 'Car', carId, ownerId);
   });
   return carId;
@@ -19,7 +20,7 @@ export async function carVerifications(h: Harness, ownerId: string): Promise<str
 export async function operatorApproval(h: Harness, userId: string): Promise<string> {
   const id = newId();
   const now = h.clock.now();
-  await h.orm.em.fork().transactional(async (em) => {
+  await scoped(h.orm).transactional(async (em) => {
     em.create(Verification, {
       id,
       subjectType: 'UserAccount',

@@ -18,6 +18,7 @@ import {
   world,
 } from '../factories/bookings.js';
 import { useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 const h = useHarness();
 let other: Orm;
@@ -108,7 +109,7 @@ describe('auto-complete', () => {
 describe('two scheduler instances on one database', () => {
   it('skip what the other has claimed: a sweep running while another holds its batch moves nothing', async () => {
     const ids = await seedBookings(h, w, 10, 'Approved', '2026-06-20T00:00:00.000Z');
-    const results = await h.orm.em.fork().transactional(async (em) => {
+    const results = await scoped(h.orm).transactional(async (em) => {
       const mine = await runDueBookingTimers({ em, clock: h.clock }, defaultBookingPolicy, 1000);
       // The first instance has claimed every due row and not committed yet: the second finds none free.
       const theirs = await sweep(other);

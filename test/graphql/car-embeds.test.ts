@@ -10,6 +10,7 @@ import { verificationsBySubject } from '../../src/verifications/verification.loa
 import { bookingIn, type World, world } from '../factories/bookings.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 const h = useHarness();
 
@@ -27,7 +28,7 @@ async function loaded(ctx: Parameters<typeof carById>[0], carId: string) {
   };
 }
 
-const context = () => ({ em: h.orm.em.fork(), loaders: new Map<string, unknown>() });
+const context = () => ({ em: scoped(h.orm), loaders: new Map<string, unknown>() });
 
 /** Statements sent while `run` runs. */
 async function counted<T>(run: () => Promise<T>): Promise<{ value: T; statements: number }> {

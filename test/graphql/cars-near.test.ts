@@ -7,6 +7,7 @@ import { CREATE_UNAVAILABILITY, carWithStatus } from '../factories/cars.js';
 import { AROUND_BERLIN, type At, BERLIN, greatCircleKm, ROUNDING_KM } from '../factories/places.js';
 import { asOps, asUser } from '../support/actors.js';
 import { errorOf, useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 const h = useHarness();
 let owner: TestUser;
@@ -210,7 +211,7 @@ describe('cars(near:)', () => {
     ['in a city', { ...BERLIN, radiusKm: 10 }],
     ['across the antimeridian', { latitude: -16.8, longitude: 179.95, radiusKm: 20 }],
   ])('%s, the box is answered from the home-location index', async (_, place) => {
-    const plan = await h.orm.em.fork().transactional(async (em) => {
+    const plan = await scoped(h.orm).transactional(async (em) => {
       const conn = em.getConnection();
       const tx = em.getTransactionContext();
       // On a few rows a scan is cheaper; forbidding it shows whether the index can answer the condition at all.

@@ -15,6 +15,7 @@ import { buildSchema } from '../../src/graphql/schema.js';
 import { entities, modules } from '../../src/modules.js';
 import { asOps } from '../support/actors.js';
 import { useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 const h = useHarness({ resetEach: false });
 
@@ -34,7 +35,8 @@ describe('error masking', () => {
       }),
     );
     const contextValue = createContext({
-      em: gone.em.fork(),
+      em: scoped(gone),
+      carShare: h.carShare,
       actor: asOps(),
       clock: h.clock,
       requestId: 'req-masked-1',
@@ -104,7 +106,14 @@ describe('a read run in process (the REST facade, the dashboard)', () => {
   /** The in-process executor, with its context given and Apollo's answer to the same read to compare. */
   const both = async (orm: Orm, query: string, log = pino({ level: 'silent' })) => {
     const contextFor = (actor: Actor, requestId: string) =>
-      createContext({ em: orm.em.fork(), actor, clock: h.clock, requestId, log: log.child({ requestId }) });
+      createContext({
+        em: scoped(orm),
+        carShare: h.carShare,
+        actor,
+        clock: h.clock,
+        requestId,
+        log: log.child({ requestId }),
+      });
     const execute = inProcessExecutor({
       schema,
       compiled: new CompiledDocuments(schema),
@@ -113,7 +122,7 @@ describe('a read run in process (the REST facade, the dashboard)', () => {
       contextFor,
     });
     h.sql.length = 0;
-    const inProcess = await execute(parse(query), {}, asOps(), 'req-in-process');
+    const inProcess = await execute(parse(query), {}, asOps(), h.carShare, 'req-in-process');
     const statements = h.sql.length;
     const res = await h.app.apollo.executeOperation(
       { query },

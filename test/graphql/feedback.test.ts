@@ -6,6 +6,7 @@ import { createUser, outbox, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback, ratingRow } from '../factories/feedback.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
 import { errorOf, useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 import { waitForLockWait } from '../support/wait.js';
 
 const h = useHarness();
@@ -144,7 +145,7 @@ describe('createFeedback (called by bookings with the booking’s facts)', () =>
     const firstCreated = new Promise<void>((r) => {
       created = r;
     });
-    const first = h.orm.em.fork().transactional(async (em) => {
+    const first = scoped(h.orm).transactional(async (em) => {
       const f = await createFeedback({ em, actor: borrower.actor, clock: h.clock }, b, { rating: 5 });
       created();
       await hold; // keep the row uncommitted while the second request passes the existence check

@@ -14,14 +14,15 @@ import { Verification } from '../../src/verifications/verification.entity.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 const h = useHarness();
 
 /** Each entity's rows read both ways: as entities through MikroORM and as plain rows. */
 async function bothWays<T extends object>(entity: EntityClass<T>, table: string) {
-  const em = h.orm.em.fork();
+  const em = scoped(h.orm);
   const entities = (await em.find(entity, {}, { orderBy: { id: 'asc' } as never })) as T[];
-  const plainEm = h.orm.em.fork();
+  const plainEm = scoped(h.orm);
   const plain = await readRows(plainEm, entity, `select * from ${table} order by id asc`, []);
   const props = em
     .getMetadata()
@@ -65,7 +66,7 @@ describe('plain rows on reads', () => {
   it.each(cases)(
     '%o: a row read as one json value (rowJson) maps to the same plain row',
     async (entity, table) => {
-      const em = h.orm.em.fork();
+      const em = scoped(h.orm);
       const e = entity as EntityClass<object>;
       // Microseconds, which both reads must drop alike, and a decimal's scale, which json must keep (`12.50`).
       await em
@@ -95,7 +96,7 @@ describe('plain rows on reads', () => {
       const id = randomUUID();
       await conn.execute('insert into plain_probe (id, a) values (?, ?)', [id, 'x']);
       const read = () =>
-        runRead<Record<string, unknown>>(h.orm.em.fork(), 'select * from plain_probe where id = ?', [id]);
+        runRead<Record<string, unknown>>(scoped(h.orm), 'select * from plain_probe where id = ?', [id]);
       // Every pooled connection gets the statement prepared, so the next read meets a stale plan.
       for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 8 }, read));
       await conn.execute(`alter table plain_probe add column b text not null default 'y'`);

@@ -8,6 +8,7 @@ import { createUser, type TestUser } from '../factories/accounts.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
 import { errorOf, useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 import { waitForLockWait } from '../support/wait.js';
 
 const h = useHarness();
@@ -149,7 +150,7 @@ describe('recomputation', () => {
       recomputed = r;
     });
     // The first transaction has written its row and recomputed, but not committed, when the second starts.
-    const first = h.orm.em.fork().transactional(async (em) => {
+    const first = scoped(h.orm).transactional(async (em) => {
       await createFeedback(
         { em, actor: b1.actor, clock: h.clock },
         bookingFacts(b1.id, owner.id, { carId }),

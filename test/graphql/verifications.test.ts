@@ -11,6 +11,7 @@ import {
 } from '../factories/verifications.js';
 import { anonymous, asClient, asOps, asUser, scopesWithout } from '../support/actors.js';
 import { errorOf, useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 const h = useHarness();
 
@@ -526,7 +527,7 @@ describe('verifyVerification and rejectVerification', () => {
     const u = await createUser(h);
     const id = await verifyKind(u, 'DriversLicense');
     h.clock.set('2030-02-01T00:00:00.000Z');
-    await h.orm.em.fork().transactional((em) => expireVerifications({ em, clock: h.clock }));
+    await scoped(h.orm).transactional((em) => expireVerifications({ em, clock: h.clock }));
     const r = await h.run(asOps(), REJECT, { id });
     expect(r.errors?.[0]?.extensions).toMatchObject({
       code: 'InvalidStateTransition',
@@ -590,7 +591,7 @@ describe('expireVerifications', () => {
     const email = await verifyKind(u, 'Email'); // never expires
     const rwId = await verificationId(h, carId, 'RoadWorthiness');
     await submit(owner.actor, rwId, validEvidence.RoadWorthiness); // expires 2027-06-30, stays Pending
-    const sweep = () => h.orm.em.fork().transactional((em) => expireVerifications({ em, clock: h.clock }));
+    const sweep = () => scoped(h.orm).transactional((em) => expireVerifications({ em, clock: h.clock }));
 
     h.clock.set('2030-01-30T23:59:59.000Z');
     expect(await sweep()).toBe(0);
@@ -630,7 +631,7 @@ describe('expireVerifications', () => {
     const before = (await verificationEvents()).length;
     h.clock.set('2030-02-01T00:00:00.000Z');
     await expect(
-      h.orm.em.fork().transactional(async (em) => {
+      scoped(h.orm).transactional(async (em) => {
         await expireVerifications({ em, clock: h.clock });
         await em.flush();
         throw new Error('the sweep’s transaction fails after its change');
@@ -688,7 +689,7 @@ describe('UserAccount.isVerifiedBorrower', () => {
     await h.ok(asOps(), VERIFY, { id: await verificationId(h, u.id, 'DriversLicense') });
     expect(await flag()).toBe(true);
     h.clock.set('2030-02-01T00:00:00.000Z');
-    await h.orm.em.fork().transactional((em) => expireVerifications({ em, clock: h.clock }));
+    await scoped(h.orm).transactional((em) => expireVerifications({ em, clock: h.clock }));
     expect(await flag()).toBe(false);
   });
 

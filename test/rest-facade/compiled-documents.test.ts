@@ -18,6 +18,7 @@ import { bookingIn, world } from '../factories/bookings.js';
 import { bookingFacts, leaveFeedback } from '../factories/feedback.js';
 import { asOps } from '../support/actors.js';
 import { useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 
 const h = useHarness({ resetEach: false });
 const schema = buildSchema(modules);
@@ -47,7 +48,14 @@ beforeAll(async () => {
 type R = Record<string, any>;
 const log = pino({ level: 'silent' });
 const context = () =>
-  createContext({ em: h.orm.em.fork(), actor: asOps(), clock: h.clock, requestId: randomUUID(), log });
+  createContext({
+    em: scoped(h.orm),
+    carShare: h.carShare,
+    actor: asOps(),
+    clock: h.clock,
+    requestId: randomUUID(),
+    log,
+  });
 
 const paths = () => [
   '/cars',

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import { sql } from '../factories/cars.js';
 import type { Harness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 import { REST_CAR, type RestEnv, startRest } from './support.js';
 
 const ROUNDS = 60;
@@ -39,7 +40,7 @@ async function holdLock(h: Harness): Promise<() => Promise<void>> {
   const held = new Promise<void>((ok) => {
     taken = ok;
   });
-  const done = h.orm.em.fork().transactional(async (em) => {
+  const done = scoped(h.orm).transactional(async (em) => {
     await em
       .getConnection()
       .execute(`select pg_advisory_xact_lock(${HOLD})`, [], 'all', em.getTransactionContext());

@@ -9,6 +9,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { seedBookings, world } from '../factories/bookings.js';
 import { useHarness } from '../support/harness.js';
 import { parseMetrics } from '../support/metrics.js';
+import { scoped } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { mark } from '../webhooks/support.js';
@@ -190,7 +191,7 @@ describeWithRedis('two instances on one PostgreSQL and one Redis', problem, () =
 
   it(`delivers ${EVENTS} events through both instances' workers, each at least once, and fires each timer once`, async () => {
     for (let batch = 0; batch < EVENTS / 200; batch++)
-      await h.orm.em.fork().transactional(async (em) => {
+      await scoped(h.orm).transactional(async (em) => {
         for (let i = 0; i < 200; i++) {
           const id = randomUUID();
           recordEvent(

@@ -13,6 +13,8 @@ import { entities } from '../../src/modules.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** The default car share's Id (its row is made by the migration that made car shares). */
+    defaultCarShareId: string;
   }
 }
 
@@ -52,8 +54,13 @@ export default async function setup(project: TestProject) {
 
   const orm = await openOrm(databaseUrl, entities as never);
   await migrate(orm, databaseUrl);
+  const [dflt] = await orm.em
+    .fork()
+    .getConnection()
+    .execute<{ id: string }[]>('select id from car_share where is_default');
   await orm.close(true);
   project.provide('databaseUrl', databaseUrl);
+  project.provide('defaultCarShareId', dflt!.id);
 
   return async () => {
     const c = new pg.Client({ connectionString: serverUrl });

@@ -6,12 +6,15 @@ import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
 import { noTokens } from '../../src/access/authenticate.js';
 import { type App, createApp } from '../../src/app.js';
+import type { CarShare } from '../../src/carshares/car-share.js';
+import { openCarShareRegistry } from '../../src/carshares/registry.js';
 import { type Orm, openOrm } from '../../src/db/orm.js';
 import { createContext } from '../../src/graphql/context.js';
 import type { DomainModule } from '../../src/graphql/module.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { entities, modules } from '../../src/modules.js';
 import { ManualClock } from '../../src/shared/clock.js';
+import { scoped } from './scope.js';
 
 export interface GqlError {
   message: string;
@@ -31,6 +34,8 @@ export interface GqlResult<T = Record<string, unknown>> {
 export interface Harness {
   orm: Orm;
   app: App;
+  /** The default car share: the one every run addresses. */
+  carShare: CarShare;
   clock: ManualClock;
   /** SQL statements run since the last `sql.length = 0`. */
   sql: string[];
@@ -74,9 +79,11 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const log = pino({ level: 'info' }, sink);
   const start = opts.now ?? '2026-07-01T10:00:00.000Z';
   const clock = new ManualClock(start);
+  const carShares = await openCarShareRegistry(orm, 'https://localhost:8443');
   const app = await createApp({
     config: { TRUST_PROXY: false, PUBLIC_URL: 'https://localhost:8443' },
     orm,
+    carShares,
     schema: buildSchema(opts.modules ?? modules),
     log,
     clock,
@@ -90,7 +97,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   ): Promise<GqlResult<T>> => {
     const requestId = randomUUID();
     const contextValue = createContext({
-      em: orm.em.fork(),
+      em: scoped(orm),
+      carShare: carShares.default,
       actor,
       clock,
       requestId,
@@ -107,6 +115,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   return {
     orm,
     app,
+    carShare: carShares.default,
     clock,
     sql,
     logs,
@@ -128,7 +137,9 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         .fork()
         .getConnection()
         .execute<{ tablename: string }[]>(
-          `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'`,
+          // Car shares stay: the default one is made by the migration, as on a real deployment.
+          `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'
+             and tablename <> 'car_share'`,
         );
       if (rows.length > 0)
         await orm.em
@@ -173,6 +184,9 @@ export function useHarness(opts: HarnessOptions & { resetEach?: boolean } = {}):
     },
     get app() {
       return the().app;
+    },
+    get carShare() {
+      return the().carShare;
     },
     get clock() {
       return the().clock;

@@ -4,6 +4,7 @@
 import { buildSchema, getIntrospectionQuery, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
+import type { CarShare } from '../../src/carshares/car-share.js';
 import { expansionOf } from '../../src/graphql/expansion.js';
 import { type InProcessDeps, inProcessExecutor } from '../../src/graphql/in-process.js';
 import { doubling } from '../support/documents.js';
@@ -57,6 +58,7 @@ describe('counting selections after expansion', () => {
 
 describe('in-process callers', () => {
   const schema = buildSchema('type UserAccount { id: ID username: String } type Query { me: UserAccount }');
+  const carShare = {} as unknown as CarShare;
   const actor = { kind: 'anonymous', id: null, roles: [], scopes: [] } as unknown as Actor;
 
   it('refuses a document too large once expanded, as text or as a node, before compiling or Apollo', async () => {
@@ -79,18 +81,24 @@ describe('in-process callers', () => {
       contextFor: () => ({}),
     } as unknown as InProcessDeps);
     for (const document of [doubling(30), parse(doubling(60))]) {
-      const r = await run(document, {}, actor, 'r');
+      const r = await run(document, {}, actor, carShare, 'r');
       expect(r.errors?.[0]?.extensions).toMatchObject({
         code: 'QueryTooComplex',
         meta: { maxSelections: 10_000 },
       });
     }
-    const twoSchemas = await run('{ a: __schema { __typename } b: __schema { __typename } }', {}, actor, 'r');
+    const twoSchemas = await run(
+      '{ a: __schema { __typename } b: __schema { __typename } }',
+      {},
+      actor,
+      carShare,
+      'r',
+    );
     expect(twoSchemas.errors?.[0]?.extensions?.code).toBe('QueryTooComplex');
     expect(touched).toEqual([]);
     // A small document goes on as before.
-    await run(parse('{ me { id } }'), {}, actor, 'r');
-    await run('{ me { id } }', {}, actor, 'r');
+    await run(parse('{ me { id } }'), {}, actor, carShare, 'r');
+    await run('{ me { id } }', {}, actor, carShare, 'r');
     expect(touched).toEqual(['compiled', 'apollo']);
   });
 });

@@ -3,6 +3,7 @@
 import { buildSchema, parse } from 'graphql';
 import { expect, it } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
+import type { CarShare } from '../../src/carshares/car-share.js';
 import type { InProcessDeps } from '../../src/graphql/in-process.js';
 import { inProcessExecutor } from '../../src/graphql/in-process.js';
 
@@ -29,16 +30,17 @@ function executor() {
   return { run: inProcessExecutor(deps), costs };
 }
 
+const carShare = {} as unknown as CarShare;
 const actor = { kind: 'anonymous', id: null, roles: [], scopes: [] } as unknown as Actor;
 
 it('costs a document without variables in its cost once, and one with a limit variable every time', async () => {
   const { run, costs } = executor();
   const car = parse('query ($id: ID!) { car(id: $id) { id owner { id } } }');
-  await run(car, { id: 'a' }, actor, 'r1');
-  await run(car, { id: 'b' }, actor, 'r2');
+  await run(car, { id: 'a' }, actor, carShare, 'r1');
+  await run(car, { id: 'b' }, actor, carShare, 'r2');
   const page = parse('query ($limit: Int) { cars(limit: $limit) { id owner { id } } }');
-  await run(page, { limit: 5 }, actor, 'r3');
-  await run(page, { limit: 50 }, actor, 'r4');
+  await run(page, { limit: 5 }, actor, carShare, 'r3');
+  await run(page, { limit: 50 }, actor, carShare, 'r4');
   expect(costs).toEqual([costs[0], costs[0], 10, 100]);
   expect(costs[0]).toBeGreaterThan(0);
 });

@@ -19,6 +19,7 @@ import { unauthorized } from '../../src/shared/errors.js';
 import { createUser } from '../factories/accounts.js';
 import { bookingIn, world } from '../factories/bookings.js';
 import { asClient, asOps, asUser } from '../support/actors.js';
+import { scoped } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 import { CREATE, isMarker, mark, rows, type S, useWebhookHarness } from './support.js';
 
@@ -109,7 +110,7 @@ function listen(client: Client, names?: string[]): S[] {
 }
 
 async function emit(name: 'profile_update' | 'useraccount_create', userId: string): Promise<string> {
-  const em = h.orm.em.fork();
+  const em = scoped(h.orm);
   let id = '';
   await em.transactional(async (tx) => {
     const ev =

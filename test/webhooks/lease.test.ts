@@ -10,6 +10,7 @@ import {
 import { decide } from '../../src/delivery/outcome.js';
 import type { AttemptResult } from '../../src/delivery/send.js';
 import { createUser } from '../factories/accounts.js';
+import { scoped } from '../support/scope.js';
 import { CREATE, rows, type S, TEST, useWebhookHarness } from './support.js';
 
 const h = useWebhookHarness();
@@ -33,20 +34,20 @@ it('gives a due delivery to one claimer; after the lease it goes to another, and
   for (let i = 0; i < 5; i++) await h.ok(u.actor, TEST, { id: s!.id });
   const now = new Date(h.clock.now().getTime() + 1000);
   const [first, second] = await Promise.all([
-    claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 3 }),
-    claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 3 }),
+    claimDue(scoped(h.orm), { now, leaseMs: 60_000, limit: 3 }),
+    claimDue(scoped(h.orm), { now, leaseMs: 60_000, limit: 3 }),
   ]);
   const ids = [...first!, ...second!].map((c) => c.id);
   expect(ids).toHaveLength(5);
   expect(new Set(ids).size).toBe(5);
-  expect(await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
+  expect(await claimDue(scoped(h.orm), { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
 
   const later = new Date(now.getTime() + 61_000);
-  const stolen = await claimDue(h.orm.em.fork(), { now: later, leaseMs: 60_000, limit: 10 });
+  const stolen = await claimDue(scoped(h.orm), { now: later, leaseMs: 60_000, limit: 10 });
   expect(stolen.map((c) => c.id).sort()).toEqual([...ids].sort());
   const old = first![0]!;
   const record = (claimed: typeof old) =>
-    recordAttempt(h.orm.em.fork(), {
+    recordAttempt(scoped(h.orm), {
       claimed,
       result: ok,
       outcome: decide(ok, claimed, later, { retryScheduleMs: [1], random: Math.random }),
@@ -78,13 +79,13 @@ it('hands back claims never started (a stopping worker): due at once for another
   ).createWebhookSubscriptions;
   for (let i = 0; i < 3; i++) await h.ok(u.actor, TEST, { id: s!.id });
   const now = new Date(h.clock.now().getTime() + 1000);
-  const held = await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 });
+  const held = await claimDue(scoped(h.orm), { now, leaseMs: 60_000, limit: 10 });
   expect(held).toHaveLength(3);
   // A token that no longer holds the lease hands back nothing.
-  await releaseClaims(h.orm.em.fork(), [{ ...held[0]!, token: 'not the holder' }]);
-  expect(await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
-  await releaseClaims(h.orm.em.fork(), held.slice(0, 2));
-  const again = await claimDue(h.orm.em.fork(), { now, leaseMs: 60_000, limit: 10 });
+  await releaseClaims(scoped(h.orm), [{ ...held[0]!, token: 'not the holder' }]);
+  expect(await claimDue(scoped(h.orm), { now, leaseMs: 60_000, limit: 10 })).toEqual([]);
+  await releaseClaims(scoped(h.orm), held.slice(0, 2));
+  const again = await claimDue(scoped(h.orm), { now, leaseMs: 60_000, limit: 10 });
   expect(again.map((c) => c.id).sort()).toEqual(
     held
       .slice(0, 2)
@@ -120,7 +121,7 @@ it('keeps finished deliveries 30 days: the sweep removes only finished ones olde
     [ids[2]],
   );
   const cutoff = new Date(Date.now() - 30 * 24 * 3600 * 1000);
-  expect(await deleteFinishedBefore(h.orm.em.fork(), cutoff)).toBe(1);
+  expect(await deleteFinishedBefore(scoped(h.orm), cutoff)).toBe(1);
   expect((await rows(h, 'select id from webhook_delivery order by id')).map((r) => r.id)).toEqual([
     ids[1],
     ids[2],

@@ -11,6 +11,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { asOps } from '../support/actors.js';
 import type { Harness } from '../support/harness.js';
 import { type Running, startProcess, waitReady } from '../support/process.js';
+import { scoped } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, type Reply, startReceiver } from './receiver.js';
 import { CREATE, rows, type S, webhookHarness } from './support.js';
@@ -122,7 +123,7 @@ it('delivers every event at least once through faults and a killed worker; the a
   const a = await worker();
   await worker();
   for (let batch = 0; batch < EVENTS / 200; batch++)
-    await h.orm.em.fork().transactional(async (em) => {
+    await scoped(h.orm).transactional(async (em) => {
       for (let i = 0; i < 200; i++) {
         const n = batch * 200 + i;
         const id = `00000000-0000-4000-8000-${n.toString().padStart(12, '0')}`;

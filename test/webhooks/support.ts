@@ -12,6 +12,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { fanOutBatch } from '../../src/webhooks/fanout.js';
 import type { Lookup } from '../../src/webhooks/target-guard.js';
 import { createHarness, type Harness, type HarnessOptions, useHarness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 
 export interface WebhookHarnessOptions {
@@ -162,7 +163,7 @@ export async function mark(
       const id = randomUUID();
       markerIds.add(id);
       mine.add(id);
-      await h.orm.em.fork().transactional(async (em) => record({ em, clock: systemClock }, id));
+      await scoped(h.orm).transactional(async (em) => record({ em, clock: systemClock }, id));
       // A marker published before a listener was live never reaches it: after a while, record another.
       return waitFor(reached, { timeoutMs: 1000 }).catch(() => false);
     },
