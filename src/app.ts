@@ -68,8 +68,8 @@ export interface AppDeps {
   log: Logger;
   clock: Clock;
   authenticator: Authenticator;
-  /** The authorization server, mounted at /api/oauth when given. */
-  oauth?: Pick<AuthServer, 'provider' | 'cookieKeys' | 'interactions'>;
+  /** The authorization servers (one per car share), mounted at /api/oauth when given. */
+  oauth?: Pick<AuthServer, 'siteFor' | 'interactions'>;
   /** Prometheus metrics; a fresh registry when not given. */
   metrics?: Metrics;
   metricsToken?: string | undefined;
@@ -204,8 +204,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   if (deps.oauth) {
     routers.push(deps.oauth.interactions);
     mountAuthServer(koa, deps.oauth);
-    // The operators dashboard, signed in through the authorization server as its first-party client.
-    const dashboard = { orm, publicUrl: config.PUBLIC_URL, caFile: deps.caFile, clock, log };
+    // The operators dashboard of each car share, signed in through its authorization server as its first-party
+    // client.
+    const dashboard = { siteFor: deps.oauth.siteFor, caFile: deps.caFile, clock, log };
     koa.use(await createDashboard({ ...dashboard, execute: graphql.executeWithToken }));
   }
   const facade = createFacade({

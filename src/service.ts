@@ -89,6 +89,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       defaultName: config.DEFAULT_CAR_SHARE_NAME,
     });
     const carShares = await openCarShareRegistry(db.orm, config.PUBLIC_URL);
+    // What a process keeps for a car share (its authorization server) is built again after a change to it.
+    carShares.onChange((id) => auth?.forget(id));
     carShareListener = listenForWork(
       db.url,
       {
@@ -101,7 +103,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       carShare: carShares.default,
       email: config.OPS_EMAIL,
       password: config.OPS_PASSWORD,
-      publicUrl: config.PUBLIC_URL,
+      oauth: true,
       clock,
       log,
     });

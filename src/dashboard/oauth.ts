@@ -31,7 +31,7 @@ const TIMEOUT_MS = 10_000;
 export const newVerifier = (): string => randomBytes(32).toString('base64url');
 
 export function authorizationUrl(
-  publicUrl: string,
+  baseUrl: string,
   client: OAuthClient,
   state: string,
   verifier: string,
@@ -47,13 +47,13 @@ export function authorizationUrl(
     // A new dashboard session always asks for the password, so signing out and handing over a screen is safe.
     prompt: 'login',
   });
-  return `${publicUrl}${OAUTH}/auth?${q}`;
+  return `${baseUrl}${OAUTH}/auth?${q}`;
 }
 
 /** POSTs a form to this service's own listener (the one `ctx` arrived on), authenticated as the dashboard. */
 function postToSelf(
   ctx: Koa.Context,
-  publicUrl: string,
+  baseUrl: string,
   client: OAuthClient,
   path: string,
   form: Record<string, string>,
@@ -63,7 +63,7 @@ function postToSelf(
     typeof socket.getCertificate === 'function' ? socket.getCertificate() : null
   ) as PeerCertificate | null;
   if (!own?.raw) return Promise.reject(new Error('the dashboard is served only over this process’s HTTPS'));
-  const host = new URL(publicUrl).hostname;
+  const host = new URL(baseUrl).hostname;
   const body = new URLSearchParams(form).toString();
   const basic = Buffer.from(
     `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`,
@@ -84,7 +84,7 @@ function postToSelf(
             ? undefined
             : new Error('not this service’s certificate'),
         headers: {
-          Host: new URL(publicUrl).host,
+          Host: new URL(baseUrl).host,
           Authorization: `Basic ${basic}`,
           'Content-Type': 'application/x-www-form-urlencoded',
           'Content-Length': Buffer.byteLength(body),
@@ -117,11 +117,11 @@ function postToSelf(
 
 async function tokenRequest(
   ctx: Koa.Context,
-  publicUrl: string,
+  baseUrl: string,
   client: OAuthClient,
   form: Record<string, string>,
 ): Promise<TokenResult> {
-  const { status, body } = await postToSelf(ctx, publicUrl, client, '/token', form);
+  const { status, body } = await postToSelf(ctx, baseUrl, client, '/token', form);
   if (status !== 200 || typeof body.access_token !== 'string')
     return {
       ok: false,
@@ -143,26 +143,22 @@ async function tokenRequest(
 
 export const exchangeCode = (
   ctx: Koa.Context,
-  publicUrl: string,
+  baseUrl: string,
   client: OAuthClient,
   code: string,
   verifier: string,
 ) =>
-  tokenRequest(ctx, publicUrl, client, {
+  tokenRequest(ctx, baseUrl, client, {
     grant_type: 'authorization_code',
     code,
     redirect_uri: client.redirectUri,
     code_verifier: verifier,
   });
 
-export const refreshTokens = (
-  ctx: Koa.Context,
-  publicUrl: string,
-  client: OAuthClient,
-  refreshToken: string,
-) => tokenRequest(ctx, publicUrl, client, { grant_type: 'refresh_token', refresh_token: refreshToken });
+export const refreshTokens = (ctx: Koa.Context, baseUrl: string, client: OAuthClient, refreshToken: string) =>
+  tokenRequest(ctx, baseUrl, client, { grant_type: 'refresh_token', refresh_token: refreshToken });
 
 /** Revokes a token; sign-out goes on whatever the answer (the cookie is cleared anyway). */
-export async function revokeToken(ctx: Koa.Context, publicUrl: string, client: OAuthClient, token: string) {
-  await postToSelf(ctx, publicUrl, client, '/token/revocation', { token }).catch(() => undefined);
+export async function revokeToken(ctx: Koa.Context, baseUrl: string, client: OAuthClient, token: string) {
+  await postToSelf(ctx, baseUrl, client, '/token/revocation', { token }).catch(() => undefined);
 }

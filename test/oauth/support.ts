@@ -11,9 +11,11 @@ import { Agent, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { inject } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { loadConfig } from '../../src/config.js';
+import { type DashboardClient, dashboardClient } from '../../src/oauth/first-party.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { freePort } from '../support/port.js';
+import { defaultCarShareId } from '../support/scope.js';
 
 export const OPS = { username: 'ops@example.com', password: 'operator passphrase for tests' };
 
@@ -86,6 +88,10 @@ export async function startOAuthService(
     },
   };
 }
+
+/** The default car share's dashboard client (what its /dashboard signs operators in with). */
+export const dashboardOf = (s: Pick<OAuthService, 'service' | 'origin'>): Promise<DashboardClient> =>
+  dashboardClient(s.service.db.orm, { id: defaultCarShareId(), baseUrl: s.origin, isDefault: true });
 
 export interface TestClient {
   id: string;
