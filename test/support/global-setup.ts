@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { secureAppRole } from '../../src/db/database.js';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/embedded.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openOrm } from '../../src/db/orm.js';
@@ -53,6 +54,8 @@ export default async function setup(project: TestProject) {
   const orm = await openOrm(databaseUrl, entities as never);
   await migrate(orm, databaseUrl);
   await orm.close(true);
+  // As every start does (openDatabase): the app role made and granted, isolation checked (CONTRACT §24).
+  await secureAppRole(databaseUrl, 'carshare_app');
   project.provide('databaseUrl', databaseUrl);
 
   return async () => {
