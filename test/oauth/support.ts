@@ -11,11 +11,12 @@ import { Agent, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { inject } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { loadConfig } from '../../src/config.js';
+import type { Orm } from '../../src/db/orm.js';
 import { type DashboardClient, dashboardClient } from '../../src/oauth/first-party.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { freePort } from '../support/port.js';
-import { defaultCarShareId } from '../support/scope.js';
+import { defaultCarShareId, scoped } from '../support/scope.js';
 
 export const OPS = { username: 'ops@example.com', password: 'operator passphrase for tests' };
 
@@ -80,7 +81,11 @@ export async function startOAuthService(
     logs,
     fetch: doFetch,
     customFetch,
-    sql: (query, params = []) => service.db.orm.em.fork().getConnection().execute(query, params) as never,
+    // In the default car share's scope, as the service's own statements run (src/db/scope.ts).
+    sql: (query, params = []) =>
+      scoped(service.db.orm).transactional((em) =>
+        em.getConnection().execute(query, params, 'all', em.getTransactionContext()),
+      ) as never,
     async close() {
       await service.stop();
       await agent.close();
@@ -111,7 +116,9 @@ export async function createClient(
   for (const g of opts.grants) args.push('--grant', g);
   for (const u of opts.redirectUris ?? []) args.push('--redirect-uri', u);
   if (opts.refresh) args.push('--refresh');
-  const r = await createClientFromCli(s.service.db, args);
+  // In the default car share's scope. (Interim: the command line's own --car-share, branch cs-cli, replaces this.)
+  const db = { orm: { em: scoped(s.service.db.orm) } as unknown as Orm };
+  const r = await createClientFromCli(db, args);
   return { id: r.Id, clientId: r.ClientId, clientSecret: r.ClientSecret };
 }
 
