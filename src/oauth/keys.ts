@@ -18,24 +18,23 @@ const KEYS_LOCK = 727_274_665;
 type Kind = 'signing' | 'cookie' | 'derivation';
 type Row = { kind: Kind; id: string; material: Record<string, unknown> };
 
-function newKeys(now: Date): Row[] {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  // 64 random bits: kids are unique across the deployment's car shares, not only within one.
-  const kid = `sig-${now.toISOString().slice(0, 10)}-${randomBytes(8).toString('hex')}`;
-  return [
-    {
-      kind: 'signing',
+/** A new key of a kind (an RSA key pair takes tens of milliseconds: made only when missing). */
+function newKey(kind: Kind, now: Date): Row {
+  if (kind === 'signing') {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    // 64 random bits: kids are unique across the deployment's car shares, not only within one.
+    const kid = `sig-${now.toISOString().slice(0, 10)}-${randomBytes(8).toString('hex')}`;
+    return {
+      kind,
       id: kid,
       material: { ...privateKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' },
-    },
-    {
-      kind: 'cookie',
-      id: randomBytes(6).toString('hex'),
-      material: { key: randomBytes(32).toString('base64url') },
-    },
-    { kind: 'derivation', id: 'v1', material: { key: randomBytes(32).toString('base64url') } },
-  ];
+    };
+  }
+  const id = kind === 'cookie' ? randomBytes(6).toString('hex') : 'v1';
+  return { kind, id, material: { key: randomBytes(32).toString('base64url') } };
 }
+
+const KINDS: readonly Kind[] = ['signing', 'cookie', 'derivation'];
 
 /**
  * The car share's keys, made when missing. `em` is in a transaction of the car share's scope (row-level security
@@ -54,7 +53,8 @@ export async function ensureOAuthKeys(em: EntityManager, carShareId: string): Pr
     'all',
     tx,
   );
-  const missing = newKeys(new Date()).filter((k) => !existing.some((e) => e.kind === k.kind));
+  const now = new Date();
+  const missing = KINDS.filter((kind) => !existing.some((e) => e.kind === kind)).map((k) => newKey(k, now));
   for (const k of missing)
     await conn.execute(
       `insert into oauth_key (car_share_id, kind, id, material, created_date_utc)
