@@ -29,7 +29,7 @@ import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate, selfSignedCertShown } from './tls.js';
+import { loadCertificate, selfSignedCertShown, sniCertificates } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
@@ -133,7 +133,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
       gate: opts.gate,
     });
-    const { tls, listeners } = await serve(app, schema, config);
+    // Which hosts get a certificate of the local CA (without TLS_CERT): the car share registry supplies the lookup;
+    // with the default car share alone there is none beside `localhost`.
+    const { tls, listeners } = await serve(app, schema, config, { isCarShareHost: () => false, log });
     const timers =
       opts.timers !== false
         ? startSweeps({ db, config, clock, log, changed: app.changed }, opts.sweepEveryMs)
@@ -236,22 +238,35 @@ function moduleSettings(config: Config, bus: EventBus): Parameters<typeof compos
   };
 }
 
-/** HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate. */
-async function serve(app: App, schema: GraphQLSchema, config: Config) {
+/**
+ * HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate: the
+ * given one for every host, or else the self-signed `localhost` one and, for each other host `isCarShareHost`
+ * accepts, one issued by the local CA (`sni`, whose `localCa()` makes DATA_DIR/tls/ca.crt ahead of any handshake).
+ */
+async function serve(
+  app: App,
+  schema: GraphQLSchema,
+  config: Config,
+  opts: { isCarShareHost(host: string): boolean; log: Logger },
+) {
   const tls = await loadCertificate({
     dataDir: config.DATA_DIR,
     certFile: config.TLS_CERT,
     keyFile: config.TLS_KEY,
   });
+  const sni = config.TLS_CERT
+    ? undefined
+    : sniCertificates({ dataDir: config.DATA_DIR, isCarShareHost: opts.isCarShareHost, log: opts.log });
   const listeners = await listen(app, schema, {
     host: config.HOST,
     port: config.PORT,
     httpPort: config.HTTP_PORT,
     key: tls.key,
     cert: tls.cert,
+    SNICallback: sni,
     publicUrl: config.PUBLIC_URL,
   });
-  return { tls, listeners };
+  return { tls, listeners, sni };
 }
 
 /**
