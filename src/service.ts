@@ -133,9 +133,18 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
       gate: opts.gate,
     });
-    // Which hosts get a certificate of the local CA (without TLS_CERT): the car share registry supplies the lookup;
-    // with the default car share alone there is none beside `localhost`.
-    const { tls, listeners } = await serve(app, schema, config, { isCarShareHost: () => false, log });
+    // Which hosts get a certificate of the local CA (without TLS_CERT): those of the car shares. The CA's file is
+    // made as soon as a car share has a host other than `localhost`, so `curl --cacert` finds it before connecting.
+    const { tls, listeners, sni } = await serve(app, schema, config, {
+      isCarShareHost: (host) => carShares.byHost(host) !== undefined,
+      log,
+    });
+    const makeLocalCa = () => {
+      if (sni && carShares.all().some((c) => c.host !== 'localhost'))
+        sni.localCa().catch((err: unknown) => log.warn({ err }, 'local CA not made'));
+    };
+    makeLocalCa();
+    carShares.onChange(makeLocalCa);
     const timers =
       opts.timers !== false
         ? startSweeps({ db, config, clock, log, changed: app.changed }, opts.sweepEveryMs)
