@@ -1,8 +1,8 @@
 // The delivery workers' cache of subscription targets (URL, decrypted secrets, status), so a batch of
 // deliveries costs no subscription reads. Every change of those columns is announced in its transaction
-// (carshare_webhook_subscription, webhooks/subscription.announce.ts); before cached entries are used, a round-trip on the listening connection
-// makes sure every change committed earlier has been heard, as the token cache does. While the announcements
-// cannot be heard, nothing is cached.
+// (carshare_webhook_subscription, webhooks/subscription.announce.ts); before cached entries are used, a round-trip
+// on the listening connection makes sure every change committed earlier has been heard, as the token cache does.
+// While the announcements cannot be heard, nothing is cached.
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 export { SUBSCRIPTION_CHANNEL } from '../webhooks/subscription.announce.js';
