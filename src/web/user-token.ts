@@ -5,9 +5,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
+import { carShareFromCli } from '../carshares/car-share.cli.js';
 import { ClientApplication, ClientApplicationSchema } from '../clientapps/client-application.entity.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { carShareEm } from '../db/scope.js';
 import { selfSignedCertPath } from '../tls.js';
 
 const usage = `usage: npm run --silent user-token -- --client-id ID --client-secret SECRET --redirect-uri URI
@@ -16,7 +18,10 @@ const usage = `usage: npm run --silent user-token -- --client-id ID --client-sec
 Signs U in through the application (authorization code with PKCE, consent given) and prints the token response.
 --scope defaults to every scope the application is allowed, read from the configured database.`;
 
-/** The scopes the application may ask for (CONTRACT §4 AllowedScopes), from the database the service runs on. */
+/**
+ * The scopes the application may ask for (CONTRACT §4 AllowedScopes), from the database the service runs on, in the
+ * car share at PUBLIC_URL (the one the flow signs in at).
+ */
 async function allowedScopesOf(clientId: string, config: ReturnType<typeof loadConfig>): Promise<string> {
   const db = await openDatabase({
     databaseUrl: config.DATABASE_URL,
@@ -25,7 +30,8 @@ async function allowedScopesOf(clientId: string, config: ReturnType<typeof loadC
     migrate: false,
   });
   try {
-    const app = await db.orm.em.fork().findOne(ClientApplication, { clientId });
+    const carShare = await carShareFromCli(db.orm, undefined, config.PUBLIC_URL);
+    const app = await carShareEm(db.orm, carShare.id).findOne(ClientApplication, { clientId });
     if (!app) throw new Error(`no client application has the ClientId ${clientId}`);
     return app.allowedScopes.join(' ');
   } finally {
