@@ -144,7 +144,12 @@ async function siteOf(
 async function run(command: AdminCommand, args: string[]): Promise<number> {
   command.check(args);
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, entities });
+  const db = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    entities,
+    appRole: config.DATABASE_APP_ROLE,
+  });
   try {
     const site = await siteOf(command, db, args, config);
     const { out, next } = await command.run(db, args, config, site);

@@ -95,7 +95,12 @@ async function listen(o: Listen): Promise<number> {
   let made: { Id: string; carShareId: string } | undefined;
   let client = o.client;
   if (!client) {
-    db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, entities });
+    db = await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      entities,
+      appRole: config.DATABASE_APP_ROLE,
+    });
     // The car share at PUBLIC_URL, whose events it forwards.
     const carShare = await carShareFromCli(db.orm, undefined, config.PUBLIC_URL);
     const name = `webhooks listen on ${hostname()} (${process.pid})`.slice(0, 100);

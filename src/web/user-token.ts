@@ -28,6 +28,7 @@ async function allowedScopesOf(clientId: string, config: ReturnType<typeof loadC
     dataDir: config.DATA_DIR,
     entities: [ClientApplicationSchema],
     migrate: false,
+    appRole: config.DATABASE_APP_ROLE,
   });
   try {
     const carShare = await carShareFromCli(db.orm, undefined, config.PUBLIC_URL);
