@@ -106,6 +106,7 @@ const commands: Record<string, AdminCommand> = {
         {
           publicUrl: site!.baseUrl,
           caFile: caFileOf(config, site!),
+          carShareId: site!.isDefault ? undefined : site!.id,
           bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
         },
         site!.id,
