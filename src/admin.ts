@@ -52,16 +52,21 @@ interface Site {
   isDefault: boolean;
 }
 
-interface AdminCommand {
+type Ran = Promise<{ out: unknown; next?: string }>;
+
+type AdminCommand = {
   /** The option that feeds each field, so a refusal names what the operator typed. */
   options: OptionNames;
   /** Reads the arguments alone, refusing a wrong call (UsageError) before the database opens. */
   check(args: string[]): void;
-  /** Whether the command works inside one car share, chosen by `--car-share`. */
-  scoped: boolean;
-  /** The JSON for stdout, and what to print after it on stderr; `site` is given to scoped commands. */
-  run(db: Database, args: string[], config: Config, site?: Site): Promise<{ out: unknown; next?: string }>;
-}
+} & (
+  | {
+      /** Works inside the car share `--car-share` names. Prints the JSON for stdout, then `next` on stderr. */
+      scoped: true;
+      run(db: Database, args: string[], config: Config, site: Site): Ran;
+    }
+  | { scoped: false; run(db: Database, args: string[], config: Config): Ran }
+);
 
 /**
  * The certificate file a curl printed for the car share trusts: the self-signed one at the default car share's
@@ -81,17 +86,17 @@ const commands: Record<string, AdminCommand> = {
     options: scopedOptions(createUserOptions),
     check: createUserArgs,
     scoped: true,
-    run: async (db, args, _config, site) => ({ out: await createUserFromCli(db, args, site!.id) }),
+    run: async (db, args, _config, site) => ({ out: await createUserFromCli(db, args, site.id) }),
   },
   'create-client': {
     options: scopedOptions(createClientOptions),
     check: createClientArgs,
     scoped: true,
     run: async (db, args, config, site) => {
-      const out = await createClientFromCli(db, args, site!.id);
+      const out = await createClientFromCli(db, args, site.id);
       return {
         out,
-        next: clientNextStep(out, args, { publicUrl: site!.baseUrl, caFile: caFileOf(config, site!) }),
+        next: clientNextStep(out, args, { publicUrl: site.baseUrl, caFile: caFileOf(config, site) }),
       };
     },
   },
@@ -104,12 +109,12 @@ const commands: Record<string, AdminCommand> = {
         db,
         args,
         {
-          publicUrl: site!.baseUrl,
-          caFile: caFileOf(config, site!),
-          carShareId: site!.isDefault ? undefined : site!.id,
+          publicUrl: site.baseUrl,
+          caFile: caFileOf(config, site),
+          carShareId: site.isDefault ? undefined : site.id,
           bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
         },
-        site!.id,
+        site.id,
       ),
   },
   'create-car-share': {
@@ -131,13 +136,7 @@ const isUsageError = (err: unknown): boolean =>
   err instanceof UsageError || String((err as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
 
 /** The car share `--car-share` names (the default one without it), for the commands that work in one. */
-async function siteOf(
-  command: AdminCommand,
-  db: Database,
-  args: string[],
-  config: Config,
-): Promise<Site | undefined> {
-  if (!command.scoped) return undefined;
+async function siteOf(db: Database, args: string[], config: Config): Promise<Site> {
   const ref = parseArgs({ args, options: carShareOption, strict: false }).values['car-share'];
   return carShareFromCli(db.orm, typeof ref === 'string' ? ref : undefined, config.PUBLIC_URL);
 }
@@ -152,8 +151,9 @@ async function run(command: AdminCommand, args: string[]): Promise<number> {
     appRole: config.DATABASE_APP_ROLE,
   });
   try {
-    const site = await siteOf(command, db, args, config);
-    const { out, next } = await command.run(db, args, config, site);
+    const { out, next } = command.scoped
+      ? await command.run(db, args, config, await siteOf(db, args, config))
+      : await command.run(db, args, config);
     process.stdout.write(`${JSON.stringify(out)}\n`);
     if (next) process.stderr.write(next);
     return 0;
