@@ -2,7 +2,7 @@
 // column, never a hand-kept list, so a table added later is granted and checked without anyone remembering it.
 import type pg from 'pg';
 
-/** What ensureAppRole and the start-up check need of a connection: a pg.Client or pg.Pool. */
+/** What ensureAppRole and the start-up check need: one connection (a pg.Client; ensureAppRole runs a transaction). */
 export type Sql = Pick<pg.ClientBase, 'query'>;
 
 /** The role car share work runs as unless DATABASE_APP_ROLE says otherwise. */
