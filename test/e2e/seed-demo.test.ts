@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openOrm } from '../../src/db/orm.js';
 import { entities } from '../../src/modules.js';
@@ -264,6 +265,17 @@ describe('npm run admin -- create-user', () => {
   }, 300_000);
 });
 
+/** Counts read as the DATABASE_URL user (a superuser in tests: every car share's rows). */
+async function count(query: string, params: unknown[]): Promise<number> {
+  const c = new pg.Client({ connectionString: inject('databaseUrl') });
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>(query, params)).rows[0]!.n);
+  } finally {
+    await c.end();
+  }
+}
+
 describe('npm run admin -- seed-demo --car-share', () => {
   it('fills the car share it names, independent of the default one, and prints its address', async () => {
     const made = await admin(
@@ -272,16 +284,16 @@ describe('npm run admin -- seed-demo --car-share', () => {
     );
     expect(made.code, made.stderr).toBe(0);
     const { Id } = JSON.parse(made.stdout);
-    const before = await s.sql<{ n: string }>('select count(*) as n from car where car_share_id <> ?', [Id]);
+    const others = () => count('select count(*) as n from car where car_share_id <> $1', [Id]);
+    const before = await others();
     const r = await admin('seed-demo', '--car-share', 'https://demo-two.cars.example');
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     // The default car share's sample is no obstacle: these accounts are new, with their passwords shown.
     expect(out.Accounts.map((a: any) => a.Username)).toEqual(output().Accounts.map((a: any) => a.Username));
     for (const a of out.Accounts) expect(a.Password).toEqual(expect.any(String));
-    const cars = await s.sql<{ n: string }>('select count(*) as n from car where car_share_id = ?', [Id]);
-    expect(Number(cars[0]!.n)).toBe(out.Cars);
-    expect(await s.sql('select count(*) as n from car where car_share_id <> ?', [Id])).toEqual(before);
+    expect(await count('select count(*) as n from car where car_share_id = $1', [Id])).toBe(out.Cars);
+    expect(await others()).toBe(before);
     expect(printed(r.stderr, '/api/cars')).toContain('https://demo-two.cars.example/api/cars');
     expect(printed(r.stderr, 'user-token')).toContain(`--car-share ${Id}`);
   }, 300_000);
