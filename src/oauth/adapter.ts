@@ -5,6 +5,7 @@
 import { hash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
+import { ANNOUNCED_MODELS, deleteOAuthRows } from '../access/revocation.js';
 import type { Orm } from '../db/orm.js';
 import { runRead } from '../db/rows.js';
 import { carShareEm, deploymentEm, inCarShare } from '../db/scope.js';
@@ -133,7 +134,11 @@ export function pgAdapter(
         throw new errors.InvalidGrant(`${this.#model} already consumed`);
     }
 
+    // Tokens and grants a cached token check depends on are deleted with their announcement, in one transaction
+    // (src/access/revocation.ts); the other models in one statement.
     async destroy(id: string): Promise<void> {
+      if (ANNOUNCED_MODELS.has(this.#model))
+        return deleteOAuthRows(em, { model: this.#model, id: this.#key(id) });
       await write(em, 'delete from oauth_model where car_share_id = ? and model = ? and id = ?', [
         carShareId,
         this.#model,
@@ -142,6 +147,7 @@ export function pgAdapter(
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      if (ANNOUNCED_MODELS.has(this.#model)) return deleteOAuthRows(em, { model: this.#model, grantId });
       await write(em, 'delete from oauth_model where car_share_id = ? and model = ? and grant_id = ?', [
         carShareId,
         this.#model,
@@ -156,6 +162,7 @@ const PURGE = `delete from oauth_model where car_share_id = ? and expires_at < n
 /**
  * Housekeeping: rows past their expiry (kept an hour, so late reuse of a code still reads as reuse). The car shares
  * that have some are found across car shares (their ids only); each one's rows are deleted in its own scope.
+ * Nothing to announce: every row it deletes expired an hour ago, and only live tokens and grants are announced.
  */
 export async function purgeExpired(orm: Orm): Promise<number> {
   const due = await deploymentEm(orm)

@@ -12,7 +12,6 @@ import { apiScopes } from '../../src/access/actor.js';
 import { createUserAccount } from '../../src/accounts/account.commands.js';
 import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
-import type { Orm } from '../../src/db/orm.js';
 import { carShareEm } from '../../src/db/scope.js';
 import { DASHBOARD_CLIENT_ID } from '../../src/oauth/first-party.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -80,8 +79,7 @@ async function clientIn(
   for (const g of opts.grants) args.push('--grant', g);
   for (const u of opts.redirectUris ?? []) args.push('--redirect-uri', u);
   if (opts.refresh) args.push('--refresh');
-  const db = { orm: { em: carShareEm(s.service.db.orm, carShareId) } as unknown as Orm };
-  const r = await createClientFromCli(db, args);
+  const r = await createClientFromCli(s.service.db, args, carShareId);
   return { id: r.Id, clientId: r.ClientId, clientSecret: r.ClientSecret };
 }
 

@@ -11,7 +11,6 @@ import { Agent, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { inject } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { loadConfig } from '../../src/config.js';
-import type { Orm } from '../../src/db/orm.js';
 import { type DashboardClient, dashboardClient } from '../../src/oauth/first-party.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -116,9 +115,7 @@ export async function createClient(
   for (const g of opts.grants) args.push('--grant', g);
   for (const u of opts.redirectUris ?? []) args.push('--redirect-uri', u);
   if (opts.refresh) args.push('--refresh');
-  // In the default car share's scope. (Interim: the command line's own --car-share, branch cs-cli, replaces this.)
-  const db = { orm: { em: scoped(s.service.db.orm) } as unknown as Orm };
-  const r = await createClientFromCli(db, args);
+  const r = await createClientFromCli(s.service.db, args, inject('defaultCarShareId'));
   return { id: r.Id, clientId: r.ClientId, clientSecret: r.ClientSecret };
 }
 
