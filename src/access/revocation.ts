@@ -3,6 +3,7 @@
 // payloads the cache forgets by (`token:<stored id>`, `grant:<id>`, `account:<id>`, `client:<client id>`).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notifyInTransaction } from '../db/notify.js';
+import { carShareOf } from '../db/scope.js';
 import { CHANNEL } from './token.cache.js';
 
 /** An account's status or roles changed, or it was deleted. */
@@ -38,12 +39,17 @@ function where(rows: OAuthRows): { sql: string; params: string[] } {
 export async function deleteOAuthRows(em: EntityManager, rows: OAuthRows): Promise<void> {
   if (!em.isInTransaction()) return em.transactional((tx) => deleteOAuthRows(tx as EntityManager, rows));
   const w = where(rows);
+  // In a car share's scope, the statement names it (CONTRACT §25), as well as row-level security holding it there.
+  const carShareId = carShareOf(em);
+  const scope = carShareId
+    ? { sql: '"car_share_id" = ? and ', params: [carShareId] }
+    : { sql: '', params: [] };
   const live = await em.getConnection().execute<{ model: string; id: string }[]>(
-    `with d as (delete from "oauth_model" where ${w.sql} returning "model", "id", "expires_at")
+    `with d as (delete from "oauth_model" where ${scope.sql}${w.sql} returning "model", "id", "expires_at")
      select "model", "id" from d
       where "model" in (${[...ANNOUNCED_MODELS].map((m) => `'${m}'`).join(', ')})
         and ("expires_at" is null or "expires_at" > now())`,
-    w.params,
+    [...scope.params, ...w.params],
     'all',
     em.getTransactionContext(),
   );
