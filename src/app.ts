@@ -75,6 +75,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** The self-signed certificate clients must trust, cited in ready-made curl commands; none for a real one. */
   caFile?: string | undefined;
+  /** The local CA's certificate file, which verifies car share hosts other than localhost; none for a real one. */
+  localCaFile?: string | undefined;
   /** Execution gate sizes other than the service's own (tests only: tiny lanes, a short wait). */
   gate?: Partial<GateOptions> | undefined;
 }
@@ -206,7 +208,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     mountAuthServer(koa, deps.oauth);
     // The operators dashboard of each car share, signed in through its authorization server as its first-party
     // client.
-    const dashboard = { siteFor: deps.oauth.siteFor, caFile: deps.caFile, clock, log };
+    const dashboard = {
+      siteFor: deps.oauth.siteFor,
+      caFile: deps.caFile,
+      localCaFile: deps.localCaFile,
+      clock,
+      log,
+    };
     koa.use(await createDashboard({ ...dashboard, execute: graphql.executeWithToken }));
   }
   const facade = createFacade({

@@ -29,7 +29,7 @@ import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate, selfSignedCertShown, sniCertificates } from './tls.js';
+import { loadCertificate, localCaCertPath, selfSignedCertShown, sniCertificates } from './tls.js';
 import { expireVerifications } from './verifications/verification.commands.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
@@ -133,6 +133,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       oauth: auth,
       // The default self-signed certificate, which ready-made curl commands tell curl to trust.
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
+      localCaFile: config.TLS_CERT ? undefined : localCaCertPath(config.DATA_DIR),
       gate: opts.gate,
     });
     // Which hosts get a certificate of the local CA (without TLS_CERT): those of the car shares. The CA's file is

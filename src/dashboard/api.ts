@@ -56,7 +56,7 @@ export function apiFor(ctx: Koa.Context, start: Session, deps: ApiDeps): Api {
 
   const refresh = async (): Promise<void> => {
     if (!session.refreshToken) throw new SessionEnded('no refresh token');
-    const r = await refreshTokens(ctx, site.baseUrl, site.client, session.refreshToken);
+    const r = await refreshTokens(ctx, site, session.refreshToken);
     if (!r.ok || !r.tokens.scope.includes(DASHBOARD_SCOPE))
       throw new SessionEnded('the session could not be renewed');
     session = {

@@ -68,7 +68,7 @@ async function load(ctx: Koa.Context, op: Op): Promise<App | undefined> {
 const listBack = () => html`<p><a href="${BASE}/clients">All client applications</a></p>`;
 
 export function serveClientAppPages(router: Router, kit: Kit): void {
-  const { operator, caFile } = kit;
+  const { operator } = kit;
 
   router.get(
     '/clients',
@@ -140,7 +140,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
         {
           title: `${app.name} is registered`,
           section: 'clients',
-          body: secretPage(app, app.clientSecret, kit.site(ctx).baseUrl, 'created', caFile),
+          body: secretPage(app, app.clientSecret, kit.site(ctx).baseUrl, 'created', kit.site(ctx).caFile),
         },
         201,
       );
@@ -156,7 +156,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
           title: app.name,
           section: 'clients',
           notice: noticeOf(ctx.query.notice),
-          body: appPage(app, kit.site(ctx).baseUrl, op.user.csrf, caFile),
+          body: appPage(app, kit.site(ctx).baseUrl, op.user.csrf, kit.site(ctx).caFile),
         });
     }),
   );
@@ -178,7 +178,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
       op.page({
         title: `New secret for ${app.name}`,
         section: 'clients',
-        body: secretPage(app, app.clientSecret, kit.site(ctx).baseUrl, 'rotated', caFile),
+        body: secretPage(app, app.clientSecret, kit.site(ctx).baseUrl, 'rotated', kit.site(ctx).caFile),
       });
     }),
   );

@@ -23,7 +23,6 @@ export interface Kit {
   operator(handler: Handler): Koa.Middleware;
   /** The dashboard of the car share the request addresses. */
   site(ctx: Koa.Context): DashboardSite;
-  caFile?: string | undefined;
   clock: Clock;
   log: Logger;
 }
@@ -48,7 +47,7 @@ function sameOrigin(ctx: Koa.Context): boolean {
   );
 }
 
-export function createKit(deps: ApiDeps & { log: Logger; caFile?: string | undefined }): Kit {
+export function createKit(deps: ApiDeps & { log: Logger }): Kit {
   const operator =
     (handler: Handler): Koa.Middleware =>
     async (ctx) => {
@@ -90,7 +89,6 @@ Nothing was changed.</p><p><a class="button" href="${href(`${BASE}/signin`, { ne
   return {
     operator,
     site: siteOf,
-    caFile: deps.caFile,
     clock: deps.clock,
     log: deps.log,
   };

@@ -1,7 +1,9 @@
 // The operators dashboard at /dashboard: server-rendered pages, a GraphQL client of this service signed in
 // through the authorization server of the car share the request addresses, as that car share's own first-party
 // client (CONTRACT §12, §21): only its operators sign in, and its links and redirects begin with its BaseUrl.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type Koa from 'koa';
@@ -33,6 +35,11 @@ export interface DashboardDeps {
   siteFor(carShare: CarShare): Promise<Pick<OAuthSite, 'carShare' | 'keys' | 'dashboard'>>;
   /** The self-signed certificate that ready-made curl commands must trust; none for a real certificate. */
   caFile?: string | undefined;
+  /**
+   * The local CA's certificate, which verifies car share hosts other than `localhost` (CONTRACT §19), once made;
+   * none for a real certificate.
+   */
+  localCaFile?: string | undefined;
   clock: Clock;
   log: Logger;
   execute: Execute;
@@ -46,6 +53,20 @@ const assets = {
 
 export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middleware> {
   const kit = createKit(deps);
+  // Made once, when a car share first has a host other than `localhost`: read when first there.
+  let localCa: X509Certificate | undefined;
+  const readLocalCa = (): X509Certificate | undefined => {
+    if (!localCa && deps.localCaFile)
+      try {
+        localCa = new X509Certificate(readFileSync(deps.localCaFile));
+      } catch {
+        return undefined;
+      }
+    return localCa;
+  };
+  // Which file verifies a host: `localhost` and addresses get the self-signed certificate, other hosts the CA's.
+  const caFileFor = (host: string) =>
+    host === 'localhost' || isIP(host) !== 0 ? deps.caFile : deps.caFile && deps.localCaFile;
   // One session store per authorization server built (its keys seal the cookies), forgotten with it.
   const stores = new WeakMap<object, Sessions>();
   const siteOf = async (carShare: CarShare): Promise<DashboardSite> => {
@@ -55,7 +76,15 @@ export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middlewa
       store = sessions(Buffer.from(derivedSecret(oauth.keys, 'dashboard-session'), 'base64url'), deps.clock);
       stores.set(oauth, store);
     }
-    return { carShare, baseUrl: oauth.carShare.baseUrl, client: oauth.dashboard, sessions: store };
+    const baseUrl = oauth.carShare.baseUrl;
+    return {
+      carShare,
+      baseUrl,
+      client: oauth.dashboard,
+      sessions: store,
+      localCa: readLocalCa,
+      caFile: caFileFor(new URL(baseUrl).hostname),
+    };
   };
   const files = Object.fromEntries(
     Object.keys(assets).map((f) => [f, readFileSync(new URL(`./assets/${f}`, import.meta.url))]),

@@ -62,7 +62,8 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
   });
 
   router.get('/oauth/callback', async (ctx) => {
-    const { sessions, baseUrl, client, carShare } = kit.site(ctx);
+    const site = kit.site(ctx);
+    const { sessions } = site;
     const pending = sessions.readSignIn(ctx);
     sessions.clearSignIn(ctx);
     const q = ctx.query as Record<string, string | undefined>;
@@ -79,7 +80,7 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
       const known = oauthErrors[q.error] ?? `The authorization server refused the sign-in (${q.error}).`;
       return fail(ctx, 400, 'Sign-in did not complete', known, pending.next);
     }
-    const r = await exchangeCode(ctx, baseUrl, client, String(q.code ?? ''), pending.verifier);
+    const r = await exchangeCode(ctx, site, String(q.code ?? ''), pending.verifier);
     if (!r.ok)
       return fail(
         ctx,
@@ -90,13 +91,13 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
       );
     const t = r.tokens;
     const me = await deps
-      .execute(ME, {}, `Bearer ${t.accessToken}`, String(ctx.state.requestId), carShare)
+      .execute(ME, {}, `Bearer ${t.accessToken}`, String(ctx.state.requestId), site.carShare)
       .catch(() => undefined);
     const account = me?.data?.me as { id: string; username: string; roles: string[] } | undefined;
     if (!t.scope.includes(DASHBOARD_SCOPE) || !account?.roles.includes('ops')) {
       // Not an operator: the tokens are of no use here, so they are revoked at once.
-      await revokeToken(ctx, baseUrl, client, t.refreshToken ?? t.accessToken);
-      await revokeToken(ctx, baseUrl, client, t.accessToken);
+      await revokeToken(ctx, site, t.refreshToken ?? t.accessToken);
+      await revokeToken(ctx, site, t.accessToken);
       return notOperator(ctx, pending.next, account?.username);
     }
     const now = deps.clock.now().getTime();
@@ -114,7 +115,8 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
   });
 
   router.post('/signout', async (ctx) => {
-    const { sessions, baseUrl, client } = kit.site(ctx);
+    const site = kit.site(ctx);
+    const { sessions } = site;
     const session = sessions.read(ctx);
     const csrf = (ctx.request.body as Record<string, unknown> | undefined)?.csrf;
     if (session && !sessions.checkCsrf(session, csrf))
@@ -127,8 +129,8 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
         403,
       );
     if (session) {
-      if (session.refreshToken) await revokeToken(ctx, baseUrl, client, session.refreshToken);
-      await revokeToken(ctx, baseUrl, client, session.accessToken);
+      if (session.refreshToken) await revokeToken(ctx, site, session.refreshToken);
+      await revokeToken(ctx, site, session.accessToken);
       sessions.clear(ctx);
     }
     send(ctx, {

@@ -2,15 +2,17 @@
 // its session cookies sealed under its own keys (another car share's session cookie opens as none).
 import type Koa from 'koa';
 import type { CarShare } from '../carshares/car-share.js';
-import type { OAuthClient } from './oauth.js';
+import type { OAuthClient, SelfSite } from './oauth.js';
 import type { Sessions } from './session.js';
 
-export interface DashboardSite {
+export interface DashboardSite extends SelfSite {
   carShare: CarShare;
   /** The car share's BaseUrl: every absolute URL the dashboard writes or calls begins with it. */
   baseUrl: string;
   client: OAuthClient;
   sessions: Sessions;
+  /** The certificate file that verifies the car share's address, for ready-made curl commands; none for a real one. */
+  caFile: string | undefined;
 }
 
 /** Set by the dashboard's middleware before any of its routes runs. */
