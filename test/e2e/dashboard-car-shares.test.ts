@@ -1,7 +1,10 @@
 // The dashboard end to end on two car shares of one service (CONTRACT §21): in one browser, each host has its own
 // sign-in and its own session; an operator of one car share is a wrong password at the other; signing in at one
-// leaves the other's session as it was. (The second host is `second.localhost`, which chromium resolves to loopback.)
+// leaves the other's session as it was. (The second host is `second.localhost`, which chromium resolves to loopback;
+// its certificate is one the service's local CA issued it, which this chromium trusts alone with the first's.)
 import { randomUUID } from 'node:crypto';
+import tls from 'node:tls';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiScopes } from '../../src/access/actor.js';
 import { createUserAccount } from '../../src/accounts/account.commands.js';
@@ -9,12 +12,25 @@ import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { carShareEm } from '../../src/db/scope.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { waitFor } from '../support/wait.js';
-import { type E2E, heading, OPS, signIn, startE2E } from './dashboard.support.js';
+import { type E2E, heading, launchChromium, OPS, signIn, startE2E } from './dashboard.support.js';
 
 const OPS_B = { username: 'ops@second.example', password: 'the second car share’s operator passphrase' };
 
 let e: E2E;
 let second: string;
+let browser: Browser;
+
+/** The certificate the service presents to a TLS client naming `host`. */
+function servedTo(host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = tls.connect({ host: '127.0.0.1', port, servername: host, rejectUnauthorized: false }, () => {
+      const raw = c.getPeerCertificate().raw;
+      c.end();
+      resolve(`-----BEGIN CERTIFICATE-----\n${raw.toString('base64')}\n-----END CERTIFICATE-----\n`);
+    });
+    c.on('error', reject);
+  });
+}
 beforeAll(async () => {
   e = await startE2E();
   second = `https://second.localhost:${new URL(e.origin).port}`;
@@ -38,22 +54,26 @@ beforeAll(async () => {
       { ...OPS_B, firstName: 'Second', lastName: 'Operator', roles: ['ops'] },
     ),
   );
-  // Served once every instance (this one) has heard of it: its landing page names it.
-  const { page, context } = await e.newContext();
-  await waitFor(
+  // Once the instance has heard of it, its host gets a certificate of its own (no longer the default one).
+  const port = Number(new URL(e.origin).port);
+  const leaf = await waitFor(
     async () => {
-      await page.goto(second);
-      return (await page.locator('body').textContent())?.includes('Second car share') ?? false;
+      const pem = await servedTo('second.localhost', port);
+      return pem.replace(/\s/g, '') === e.service.cert.replace(/\s/g, '') ? undefined : pem;
     },
-    { timeoutMs: 10_000, what: 'the second car share to be served' },
+    { timeoutMs: 10_000, what: 'the second car share’s certificate' },
   );
-  await context.close();
+  browser = await launchChromium([e.service.cert, leaf]);
 }, 120_000);
-afterAll(async () => e?.close());
+afterAll(async () => {
+  await browser?.close();
+  await e?.close();
+});
 
 describe('the dashboard of two car shares in one browser', { timeout: 120_000 }, () => {
   it('signs each car share’s own operator in at its own host, with sessions that do not cross', async () => {
-    const { page, context } = await e.newContext();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
     await signIn(page, e.origin, OPS);
     await heading(page, 'Summary');
     expect(new URL(page.url()).origin).toBe(e.origin);

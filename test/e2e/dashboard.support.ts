@@ -20,7 +20,7 @@ import { freePort } from '../support/port.js';
 export { OPS };
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts');
 
-const CHROMIUM_FLAGS = [
+export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -42,6 +42,19 @@ async function emptyDatabase(url: string): Promise<void> {
   await conn.execute('delete from car_share where not is_default');
   await orm.close(true);
 }
+
+/** The hash chromium's --ignore-certificate-errors-spki-list takes for a certificate's public key. */
+export const spkiHash = (pem: string): string =>
+  createHash('sha256')
+    .update(new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64');
+
+/** Chromium trusting exactly the given certificates (their public keys), nothing more. */
+export const launchChromium = (certs: string[]): Promise<Browser> =>
+  chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [...CHROMIUM_FLAGS, `--ignore-certificate-errors-spki-list=${certs.map(spkiHash).join(',')}`],
+  });
 
 export interface Watch {
   consoleErrors: string[];
@@ -106,13 +119,7 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
     close: async () => undefined,
   };
   // Chromium trusts exactly this service's self-signed certificate (its public key), nothing more.
-  const spki = createHash('sha256')
-    .update(new X509Certificate(service.cert).publicKey.export({ type: 'spki', format: 'der' }))
-    .digest('base64');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [...CHROMIUM_FLAGS, `--ignore-certificate-errors-spki-list=${spki}`],
-  });
+  const browser = await launchChromium([service.cert]);
   mkdirSync(ARTIFACTS, { recursive: true });
 
   return {

@@ -3,7 +3,9 @@
 // row of §21's table). The service keeps the authorization server of one car share at a time here
 // (CAR_SHARE_CACHE_SIZE=1), so every switch between the two rebuilds one from the database.
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
+import { dirname } from 'node:path';
 import * as oc from 'openid-client';
 import { Agent, fetch, type RequestInit } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { createClientFromCli } from '../../src/clientapps/client-application.cli
 import { carShareEm } from '../../src/db/scope.js';
 import { DASHBOARD_CLIENT_ID } from '../../src/oauth/first-party.js';
 import { systemClock } from '../../src/shared/clock.js';
+import { localCaCertPath } from '../../src/tls.js';
 import { defaultCarShareId } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 import {
@@ -140,23 +143,30 @@ async function addCarShare(host: string, baseUrl: string): Promise<string> {
 async function servedAt(at: OAuthService, carShareId: string): Promise<void> {
   await waitFor(
     async () => {
-      const r = await at.fetch('/', { headers: { accept: 'application/json' } });
-      return ((await r.json()) as { CarShareId?: string }).CarShareId === carShareId;
+      // Until the instance has heard of the host, its certificate is the default one: not verified for it.
+      const r = await at.fetch('/', { headers: { accept: 'application/json' } }).catch(() => undefined);
+      return ((await r?.json()) as { CarShareId?: string } | undefined)?.CarShareId === carShareId;
     },
     { timeoutMs: 5000, what: `the car share ${carShareId} to be served` },
   );
 }
 
+/** The service's `localhost` certificate and its local CA, which issues the other car shares' (§19). */
+let trustedCerts: string[];
+let caFile: string;
+let trusted: Agent;
+
 beforeAll(async () => {
   s = await startOAuthService({ env: { CAR_SHARE_CACHE_SIZE: '1' } });
   const port = new URL(s.origin).port;
   A = site(s.origin, new Agent({ connect: { ca: s.service.cert, lookup: loopback } }));
-  // Until the service issues certificates for other hosts (SNI, CONTRACT §19), the second host's is not checked.
-  B = site(
-    `https://second.localhost:${port}`,
-    new Agent({ connect: { rejectUnauthorized: false, lookup: loopback } }),
-  );
-  bId = await addCarShare('second.localhost', B.origin);
+  const second = `https://second.localhost:${port}`;
+  bId = await addCarShare('second.localhost', second);
+  caFile = localCaCertPath(dirname(dirname(s.service.certPath)));
+  await waitFor(() => existsSync(caFile), { what: 'the local CA' });
+  trustedCerts = [s.service.cert, readFileSync(caFile, 'utf8')];
+  trusted = new Agent({ connect: { ca: trustedCerts, lookup: loopback } });
+  B = site(second, trusted);
   await servedAt(B, bId);
   // B's first operator, made as the platform would make it.
   await carShareEm(s.service.db.orm, bId).transactional((em) =>
@@ -178,7 +188,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await A?.agent.close();
-  await B?.agent.close();
+  await trusted?.close();
   await s?.close();
 });
 
@@ -193,7 +203,8 @@ describe('each car share’s authorization server', () => {
       expect(endpoints.length).toBeGreaterThanOrEqual(5);
       for (const [, url] of endpoints) expect(String(url)).toMatch(new RegExp(`^${at.issuer}/`));
     }
-    // A host naming no car share reads the default one's, never the host as sent (UNKNOWN_HOST=default).
+    // A host naming no car share reads the default one's, never the host as sent (UNKNOWN_HOST=default). (Its
+    // certificate is the default one, which does not name it: not checked.)
     const evil = site(
       `https://evil.example:${new URL(s.origin).port}`,
       new Agent({ connect: { rejectUnauthorized: false, lookup: loopback } }),
@@ -279,7 +290,7 @@ describe('credentials of car share A presented at car share B', () => {
       new Promise<number>((resolve, reject) => {
         const ws = new WebSocket(`${at.origin.replace('https', 'wss')}/graphql`, 'graphql-transport-ws', {
           lookup: loopback,
-          ...(at === A ? { ca: s.service.cert } : { rejectUnauthorized: false }),
+          ca: trustedCerts,
         });
         ws.on('open', () =>
           ws.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } })),
@@ -443,13 +454,15 @@ describe('each car share’s dashboard', () => {
     expect(refused.html).toContain('Wrong e-mail address or password.');
   });
 
-  it('names its own issuer on the integration page', async () => {
+  it('names its own issuer and certificate file on the integration page', async () => {
     const browser = new Browser(B);
     await dashboardSignIn(B, browser, OPS_B);
     const app = await clientIn(bId, { grants: ['client_credentials'], scopes: ['cars:read'] });
     const page = await (await browser.request(`${B.origin}/dashboard/clients/${app.id}`)).text();
     expect(page).toContain(`${B.issuer}/.well-known/openid-configuration`);
     expect(page).not.toContain(A.origin);
+    // Its ready-made curl command trusts the file that verifies its host: the local CA's.
+    expect(page).toContain(`curl --cacert ${caFile}`);
   });
 });
 
@@ -463,10 +476,7 @@ describe('cookies', () => {
 describe('a change to a car share', () => {
   it('builds its authorization server again: a new address is its issuer, and its dashboard client follows', async () => {
     const port = new URL(s.origin).port;
-    const moved = site(
-      `https://third.localhost:${port}`,
-      new Agent({ connect: { rejectUnauthorized: false, lookup: loopback } }),
-    );
+    const moved = site(`https://third.localhost:${port}`, trusted);
     await sql('update car_share set base_url = ?, host = ? where id = ?', [
       moved.origin,
       'third.localhost',
@@ -482,6 +492,5 @@ describe('a change to a car share', () => {
       [bId],
     );
     expect(client?.redirect_uris).toEqual([`${moved.origin}/dashboard/oauth/callback`]);
-    await moved.agent.close();
   });
 });
