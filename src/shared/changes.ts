@@ -4,5 +4,8 @@
 export const backgroundChanges = ['bookings', 'verifications', 'webhooks'] as const;
 export type BackgroundChange = (typeof backgroundChanges)[number];
 
-/** Told once a background change has committed; resolves once what showed it is stale (in Redis too). */
-export type Changed = (what: BackgroundChange) => Promise<void>;
+/**
+ * Told once a background change in one car share has committed; resolves once what showed it is stale in that car
+ * share's cached answers (in Redis too). The REST cache is per car share (CONTRACT §20).
+ */
+export type Changed = (what: BackgroundChange, carShareId: string) => Promise<void>;

@@ -25,6 +25,7 @@ import {
   type WebhookSettings,
 } from './webhook.context.js';
 import { canManage, receivesAllEvents } from './webhook.rules.js';
+import { runInScope } from './webhook.scope.js';
 
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
@@ -149,13 +150,15 @@ export async function deleteWebhookSubscription(
 
 /** Polls until no claim on the subscription's deliveries is live; a lease bounds how long that can be. */
 async function waitForInFlight(ctx: WebhookContext, subscriptionId: string, leaseMs: number): Promise<void> {
-  const conn = ctx.em.getConnection();
   const giveUp = performance.now() + leaseMs;
   while (performance.now() < giveUp) {
-    const rows = await conn.execute<{ until: Date }[]>(
+    // After the commit: each look a short transaction of the car share's scope.
+    const rows = await runInScope<{ until: Date }>(
+      ctx.em,
       `select "locked_until_utc" as "until" from "webhook_delivery"
-        where "subscription_id" = ? and "locked_by" is not null and "locked_until_utc" > ? limit 1`,
-      [subscriptionId, ctx.clock.now()],
+        where "car_share_id" = ? and "subscription_id" = ? and "locked_by" is not null and "locked_until_utc" > ?
+        limit 1`,
+      [ctx.carShare.id, subscriptionId, ctx.clock.now()],
     );
     if (rows.length === 0) return;
     await new Promise((r) => setTimeout(r, 25));
