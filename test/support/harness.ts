@@ -137,7 +137,6 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         .fork()
         .getConnection()
         .execute<{ tablename: string }[]>(
-          // Car shares stay: the default one is made by the migration, as on a real deployment.
           `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'
              and tablename <> 'car_share'`,
         );
@@ -146,6 +145,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
           .fork()
           .getConnection()
           .execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} cascade`);
+      // The default car share, which the migrations made, stays; any other a test made goes.
+      await orm.em.fork().getConnection().execute('delete from "car_share" where not "is_default"');
       sql.length = 0;
       logs.length = 0;
       clock.set(start);
