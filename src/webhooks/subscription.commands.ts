@@ -151,10 +151,12 @@ export async function deleteWebhookSubscription(
 /** Polls until no claim on the subscription's deliveries is live; a lease bounds how long that can be. */
 async function waitForInFlight(ctx: WebhookContext, subscriptionId: string, leaseMs: number): Promise<void> {
   const giveUp = performance.now() + leaseMs;
+  // After the commit: a fork without the committed transaction, each look a short transaction of the car share's
+  // scope (a fork keeps it).
+  const em = ctx.em.fork();
   while (performance.now() < giveUp) {
-    // After the commit: each look a short transaction of the car share's scope.
     const rows = await runInScope<{ until: Date }>(
-      ctx.em,
+      em,
       `select "locked_until_utc" as "until" from "webhook_delivery"
         where "car_share_id" = ? and "subscription_id" = ? and "locked_by" is not null and "locked_until_utc" > ?
         limit 1`,
