@@ -21,6 +21,7 @@ import { type Listener, listenForWork } from './events/listen.js';
 import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
+import { redisKeys } from './http/redis-keys.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
@@ -220,12 +221,9 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> 
   });
 }
 
-/**
- * Committed events for GraphQL subscriptions, shared by instances through Redis when configured (each car share's
- * on a channel of its own under REDIS_KEY_PREFIX).
- */
+/** Committed events for GraphQL subscriptions, shared by instances through Redis when configured. */
 function eventBus(config: Config, log: Logger): Promise<EventBus> | EventBus {
-  return config.REDIS_URL ? redisBus(config.REDIS_URL, config.REDIS_KEY_PREFIX, log) : localBus();
+  return config.REDIS_URL ? redisBus(config.REDIS_URL, redisKeys(config.REDIS_KEY_PREFIX), log) : localBus();
 }
 
 function moduleSettings(config: Config, bus: EventBus): Parameters<typeof composeModules>[0] {

@@ -3,6 +3,7 @@
 // listener hears one car share's events only (CONTRACT §20): each car share has its own channel.
 import { EventEmitter, on } from 'node:events';
 import type { Redis } from 'ioredis';
+import { globLiteral, type RedisKeys } from '../http/redis-keys.js';
 import type { Logger } from '../shared/log.js';
 
 export interface BusEvent {
@@ -67,17 +68,17 @@ export function localBus(): EventBus {
   };
 }
 
-/** A glob pattern matching `s` literally (Redis PSUBSCRIBE: `*`, `?`, `[`, `]` and `\\` are special). */
-const globLiteral = (s: string): string => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * `prefix` (REDIS_KEY_PREFIX) keeps deployments (and test runs) that share one Redis apart: instances of one share
- * it. A car share's events go on `<prefix><car share id>:events` (CONTRACT §20); an instance hears them all with
- * one pattern subscription and hands each to that car share's listeners.
+ * Events travel on one channel per car share, `<REDIS_KEY_PREFIX><carShareId>:events` (src/http/redis-keys.ts), so
+ * deployments (and test runs) with other prefixes sharing one Redis never hear them; instances of one deployment
+ * share the prefix and hear every car share's events through one pattern subscription, each handed to that car
+ * share's listeners only.
  */
-export async function redisBus(url: string, prefix: string, log: Logger): Promise<EventBus> {
-  const channelOf = (carShareId: string): string => `${prefix}${carShareId}:events`;
-  const pattern = `${globLiteral(prefix)}*:events`;
+export async function redisBus(url: string, keys: RedisKeys, log: Logger): Promise<EventBus> {
+  const ours = new RegExp(`^${escapeRegExp(keys.prefix)}[0-9a-f-]{36}:events$`);
+  const channelOf = (carShareId: string): string => keys.carShare(carShareId, 'events');
   const { emit, emitter, subscribe } = emitterBus();
   // Publishing fails fast while Redis is down (live listeners miss those events; webhooks do not depend on it).
   // Loaded only when Redis is configured: an instance without it never holds the client's code (~2 MB of heap).
@@ -86,8 +87,7 @@ export async function redisBus(url: string, prefix: string, log: Logger): Promis
   const sub: Redis = new Client(url, { lazyConnect: true });
   for (const c of [pub, sub]) c.on('error', (err) => log.warn({ err }, 'redis event bus connection error'));
   await Promise.all([pub.connect(), sub.connect()]);
-  sub.on('pmessage', (pat: string, ch: string, message: string) => {
-    if (pat !== pattern) return;
+  const heard = (ch: string, message: string) => {
     try {
       const e = JSON.parse(message) as BusEvent;
       // Only a car share's own channel carries its events.
@@ -95,8 +95,13 @@ export async function redisBus(url: string, prefix: string, log: Logger): Promis
     } catch (err) {
       log.warn({ err }, 'unreadable message on the event bus');
     }
+  };
+  // The pattern may match another deployment's channels when its prefix begins with ours: the channel's exact
+  // shape (our prefix, then an Id) is checked, and that it is the channel of the event's own car share.
+  sub.on('pmessage', (_pattern: string, ch: string, message: string) => {
+    if (ours.test(ch)) heard(ch, message);
   });
-  await sub.psubscribe(pattern);
+  await sub.psubscribe(`${globLiteral(keys.prefix)}*:events`);
   return {
     async publish(e) {
       await pub.publish(channelOf(e.carShareId), JSON.stringify(e));
