@@ -2,6 +2,7 @@
 // mutations (moving the clock where a transition needs its time window).
 
 import type { Harness } from '../support/harness.js';
+import { scoped } from '../support/scope.js';
 import { createUser, markVerified, type TestUser } from './accounts.js';
 import { createCar, LIST_CAR } from './cars.js';
 
@@ -145,10 +146,9 @@ export async function seedBookings(
   state: 'Pending' | 'Approved' | 'InUse' | 'Returned',
   firstStart: string,
 ): Promise<string[]> {
-  const rows = await h.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ id: string }[]>(
+  // Inserted in the default car share's scope, as the service's own writes are (its car_share_id by default).
+  const rows = await scoped(h.orm).transactional((em) =>
+    em.getConnection().execute<{ id: string }[]>(
       `insert into car_booking (id, reference, car_id, borrower_id, owner_id, state, start_date_utc, end_date_utc,
          requested_date_utc, approved_date_utc, used_date_utc, returned_date_utc, hourly_rate_amount,
          hourly_rate_currency, created_date_utc, last_modified_date_utc)
@@ -171,6 +171,9 @@ export async function seedBookings(
         n,
         firstStart,
       ],
-    );
+      'all',
+      em.getTransactionContext(),
+    ),
+  );
   return rows.map((r) => r.id);
 }
