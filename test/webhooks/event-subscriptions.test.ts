@@ -202,8 +202,10 @@ describe('subscription { events }', () => {
     const [row] = await h.orm.em
       .fork()
       .getConnection()
-      .execute<S[]>('select payload from outbox_event where id = ?', [created]);
-    expect(real(ofApp)[0]!.payload).toEqual(row!.payload);
+      .execute<S[]>('select payload, car_share_id from outbox_event where id = ?', [created]);
+    // The outbox row's payload, and the car share it belongs to (CONTRACT §20).
+    expect(row!.car_share_id).toBe(h.carShare.id);
+    expect(real(ofApp)[0]!.payload).toEqual({ ...row!.payload, CarShareId: h.carShare.id });
     expect(real(ofApp)[0]!.occurredDateUtc).toBe(row!.payload.OccurredDateUtc);
   });
 
@@ -305,7 +307,7 @@ describe('subscription { events }', () => {
       .fork()
       .getConnection()
       .execute<S[]>('select payload from outbox_event where id = ?', [id]);
-    expect(ofUser()[0]!.payload).toEqual(row!.payload);
+    expect(ofUser()[0]!.payload).toEqual({ ...row!.payload, CarShareId: h.carShare.id });
     // Once: a marker recorded after it has arrived, and no second copy before it.
     await marked([got], 'useraccount_create', []);
     expect(ofUser()).toHaveLength(1);
