@@ -2,8 +2,7 @@
 // deliveries costs no subscription reads. A trigger NOTIFYs every change of those columns
 // (carshare_webhook_subscription); before cached entries are used, a round-trip on the listening connection
 // makes sure every change committed earlier has been heard, as the token cache does. While the announcements
-// cannot be heard, nothing is cached. Entries are keyed by subscription Id (unique across the deployment); each is
-// read in its car share's scope, with that car share's data key.
+// cannot be heard, nothing is cached.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runInScope, scopeOf } from '../webhooks/webhook.scope.js';
 
@@ -45,6 +44,7 @@ function targetOf(e: Entry, nowMs: number): Target {
   return { url: e.url, secrets, isActive: e.isActive, deleted: e.deleted };
 }
 
+/** Entries are keyed by subscription Id (unique across the deployment); each is read in its car share's scope. */
 export class TargetCache {
   readonly #entries = new Map<string, Entry>();
   readonly #decrypt: Decrypt;
