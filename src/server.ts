@@ -17,6 +17,7 @@ import { mutationRootFields } from './graphql/mutation-fields.js';
 import { markAccepted, markArrived } from './http/arrival.js';
 import { subjectOf } from './http/caller.js';
 import { responseStatus, statusOf } from './shared/errors.js';
+import type { SniCallback } from './tls.js';
 
 export interface ListenOptions {
   host: string;
@@ -24,6 +25,8 @@ export interface ListenOptions {
   httpPort: number;
   key: string;
   cert: string;
+  /** The certificate of each other host named at the handshake (SNI); `key`/`cert` when absent or it gives none. */
+  SNICallback?: SniCallback | undefined;
   /** `{base_url}`: named in the plain-HTTP refusal, and linked from error answers (`Meta.Help`). */
   publicUrl: string;
 }
@@ -58,7 +61,12 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   );
   // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
-    { key: opts.key, cert: opts.cert, maxHeaderSize: MAX_HEADER_BYTES },
+    {
+      key: opts.key,
+      cert: opts.cert,
+      ...(opts.SNICallback ? { SNICallback: opts.SNICallback } : {}),
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
     (req, res) => {
       markArrived(req, res);
       secureDrain.track(res);

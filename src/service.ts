@@ -30,7 +30,7 @@ import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate, selfSignedCertShown } from './tls.js';
+import { loadCertificate, selfSignedCertShown, sniCertificates } from './tls.js';
 import { sweepVerificationExpiry } from './verifications/verification.expiry.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
@@ -134,7 +134,18 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
       gate: opts.gate,
     });
-    const { tls, listeners } = await serve(app, schema, config);
+    // Which hosts get a certificate of the local CA (without TLS_CERT): those of the car shares. The CA's file is
+    // made as soon as a car share has a host other than `localhost`, so `curl --cacert` finds it before connecting.
+    const { tls, listeners, sni } = await serve(app, schema, config, {
+      isCarShareHost: (host) => carShares.byHost(host) !== undefined,
+      log,
+    });
+    const makeLocalCa = () => {
+      if (sni && carShares.all().some((c) => c.host !== 'localhost'))
+        sni.localCa().catch((err: unknown) => log.warn({ err }, 'local CA not made'));
+    };
+    makeLocalCa();
+    carShares.onChange(makeLocalCa);
     const timers =
       opts.timers !== false
         ? startSweeps({ db, config, clock, log, changed: app.changed }, opts.sweepEveryMs)
@@ -237,22 +248,35 @@ function moduleSettings(config: Config, bus: EventBus): Parameters<typeof compos
   };
 }
 
-/** HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate. */
-async function serve(app: App, schema: GraphQLSchema, config: Config) {
+/**
+ * HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate: the
+ * given one for every host, or else the self-signed `localhost` one and, for each other host `isCarShareHost`
+ * accepts, one issued by the local CA (`sni`, whose `localCa()` makes DATA_DIR/tls/ca.crt ahead of any handshake).
+ */
+async function serve(
+  app: App,
+  schema: GraphQLSchema,
+  config: Config,
+  opts: { isCarShareHost(host: string): boolean; log: Logger },
+) {
   const tls = await loadCertificate({
     dataDir: config.DATA_DIR,
     certFile: config.TLS_CERT,
     keyFile: config.TLS_KEY,
   });
+  const sni = config.TLS_CERT
+    ? undefined
+    : sniCertificates({ dataDir: config.DATA_DIR, isCarShareHost: opts.isCarShareHost, log: opts.log });
   const listeners = await listen(app, schema, {
     host: config.HOST,
     port: config.PORT,
     httpPort: config.HTTP_PORT,
     key: tls.key,
     cert: tls.cert,
+    SNICallback: sni,
     publicUrl: config.PUBLIC_URL,
   });
-  return { tls, listeners };
+  return { tls, listeners, sni };
 }
 
 /**

@@ -1,8 +1,9 @@
 // A short in-memory cache of checked access tokens, cleared the moment a token, grant, account or client
-// application stops being valid: PostgreSQL announces those changes (triggers → NOTIFY carshare_auth) to every
-// instance. Before a cached answer is used, one protocol Sync on the listening connection (no SQL statement: see
-// sync.barrier.ts) makes sure every announcement committed earlier has arrived, so a revocation is seen at once, on
-// every instance; callers share it. While the announcements cannot be heard, nothing is cached.
+// application stops being valid: the service announces those changes to every instance (NOTIFY carshare_auth,
+// sent in the change's transaction: revocation.ts). Before a cached answer is used, one protocol Sync on the
+// listening connection (no SQL statement: see sync.barrier.ts) makes sure every announcement committed earlier has
+// arrived, so a revocation is seen at once, on every instance; callers share it. While the announcements cannot be
+// heard, nothing is cached.
 import pg from 'pg';
 import type { Logger } from '../shared/log.js';
 import type { Actor } from './actor.js';

@@ -18,7 +18,7 @@ export interface CarShareRegistry {
   all(): CarShare[];
   /** Reads every car share again (after a NOTIFY, or a reconnect that may have missed some). */
   refresh(): Promise<void>;
-  /** Told the Id of each car share that changed or went away after a refresh. */
+  /** Told the Id of each car share that was added, changed or went away, after a refresh. */
   onChange(fn: (id: string) => void): void;
 }
 
@@ -64,10 +64,11 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     byId = new Map(list.map((c) => [c.id, c]));
     dflt = list.find((c) => c.isDefault);
     if (!dflt) throw new Error('no default car share: the database was not migrated');
-    for (const [id, old] of before) {
-      const now = byId.get(id);
-      if (!now || JSON.stringify(now) !== JSON.stringify(old)) for (const fn of listeners) fn(id);
-    }
+    const changed = [...before.keys(), ...byId.keys()].filter(
+      (id, i, all) =>
+        all.indexOf(id) === i && JSON.stringify(before.get(id)) !== JSON.stringify(byId.get(id)),
+    );
+    for (const id of changed) for (const fn of listeners) fn(id);
   };
   let loading: Promise<void> | undefined;
   const refresh = (): Promise<void> => {

@@ -8,6 +8,7 @@ import { type EmbeddedDatabase, startEmbedded } from './embedded.js';
 import { checkIsolation } from './isolation.check.js';
 import { migrate } from './migrate.js';
 import { type Orm, openOrm } from './orm.js';
+import { useAppRole } from './scope.js';
 
 export interface Database {
   orm: Orm;
@@ -38,6 +39,8 @@ export async function openDatabase(opts: {
   let orm: Orm | undefined;
   try {
     orm = await openOrm(url, opts.entities as NonNullable<Options['entities']>);
+    // Car share work runs as this role from now on (src/db/scope.ts).
+    useAppRole(opts.appRole ?? DEFAULT_APP_ROLE);
     if (opts.migrate !== false) {
       const applied = await migrate(orm, url);
       if (applied.length > 0) opts.onMigrated?.(applied);

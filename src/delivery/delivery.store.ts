@@ -9,6 +9,7 @@ import { deploymentEm } from '../db/scope.js';
 import { newId } from '../shared/ids.js';
 import type { AttemptTrigger } from '../webhooks/delivery.entity.js';
 import { settlePending } from '../webhooks/delivery.settle.js';
+import { announceSubscriptionChanged } from '../webhooks/subscription.announce.js';
 import type { DisabledReason } from '../webhooks/subscription.entity.js';
 import { runInScope, scopeOf } from '../webhooks/webhook.scope.js';
 import type { Outcome } from './outcome.js';
@@ -98,12 +99,13 @@ export async function disableSubscription(
   reason: DisabledReason,
   now: Date,
 ): Promise<void> {
-  await run(
+  const disabled = await run<{ id: string }>(
     em,
     `update "webhook_subscription" set "is_active" = false, "disabled_reason" = ?, "last_modified_date_utc" = ?
       where "car_share_id" = ? and "id" = ? and "is_active" returning "id"`,
     [reason, now, scopeOf(em), subscriptionId],
   );
+  for (const s of disabled) await announceSubscriptionChanged(em, s.id);
   await settlePending(em, subscriptionId, 'Skipped', now);
 }
 

@@ -1,12 +1,13 @@
 // The delivery workers' cache of subscription targets (URL, decrypted secrets, status), so a batch of
-// deliveries costs no subscription reads. A trigger NOTIFYs every change of those columns
-// (carshare_webhook_subscription); before cached entries are used, a round-trip on the listening connection
-// makes sure every change committed earlier has been heard, as the token cache does. While the announcements
-// cannot be heard, nothing is cached.
+// deliveries costs no subscription reads. Every change of those columns is announced in its transaction
+// (carshare_webhook_subscription, webhooks/subscription.announce.ts); before cached entries are used, a round-trip
+// on the listening connection makes sure every change committed earlier has been heard, as the token cache does.
+// While the announcements cannot be heard, nothing is cached.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runInScope, scopeOf } from '../webhooks/webhook.scope.js';
 
-export const SUBSCRIPTION_CHANNEL = 'carshare_webhook_subscription';
+export { SUBSCRIPTION_CHANNEL } from '../webhooks/subscription.announce.js';
+
 const MAX_ENTRIES = 10_000;
 
 export interface Target {

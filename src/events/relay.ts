@@ -13,10 +13,12 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { BusEvent, EventBus } from './bus.js';
 import { listenForWork } from './listen.js';
+import { OUTBOX_CHANNEL } from './outbox.announce.js';
 import { Pump } from './pump.js';
 
-/** NOTIFYed by a statement trigger on outbox inserts (delivered when the inserting transaction commits). */
-export const OUTBOX_CHANNEL = 'carshare_outbox';
+/** NOTIFYed in the transaction that writes outbox events (outbox.announce.ts), delivered when it commits. */
+export { OUTBOX_CHANNEL };
+
 const BATCH = 200;
 
 /**

@@ -2,6 +2,7 @@
 // SHA-256; `consume` is a conditional update so concurrent redemptions of one code or refresh token succeed once.
 import { hash } from 'node:crypto';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
+import { ANNOUNCED_MODELS, deleteOAuthRows } from '../access/revocation.js';
 import type { Orm } from '../db/orm.js';
 
 /** Models whose id is itself a credential (a token, a code, a session cookie): stored hashed. */
@@ -114,17 +115,26 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
         throw new errors.InvalidGrant(`${this.#model} already consumed`);
     }
 
+    // Tokens and grants a cached token check depends on are deleted with their announcement, in one transaction
+    // (src/access/revocation.ts); the other models in one statement.
     async destroy(id: string): Promise<void> {
+      if (ANNOUNCED_MODELS.has(this.#model))
+        return deleteOAuthRows(orm.em.fork(), { model: this.#model, id: this.#key(id) });
       await run('delete from oauth_model where model = ? and id = ?', [this.#model, this.#key(id)], 'run');
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      if (ANNOUNCED_MODELS.has(this.#model))
+        return deleteOAuthRows(orm.em.fork(), { model: this.#model, grantId });
       await run('delete from oauth_model where model = ? and grant_id = ?', [this.#model, grantId], 'run');
     }
   };
 }
 
-/** Housekeeping: rows past their expiry (kept an hour, so late reuse of a code still reads as reuse). */
+/**
+ * Housekeeping: rows past their expiry (kept an hour, so late reuse of a code still reads as reuse). Nothing to
+ * announce: every row it deletes expired an hour ago, and only live tokens and grants are announced.
+ */
 export async function purgeExpired(orm: Orm): Promise<number> {
   const r = await orm.em
     .fork()

@@ -1,5 +1,6 @@
-// The token cache forgets an entry when the database announces that its token, grant, account or app changed,
-// including changes made by another process; and it caches nothing while it cannot hear those announcements.
+// The token cache forgets an entry when it hears that its token, grant, account or app changed (NOTIFY
+// carshare_auth, sent in the change's transaction), including changes made by another process; and it caches
+// nothing while it cannot hear those announcements.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -31,6 +32,14 @@ async function newAccount(): Promise<string> {
   return id;
 }
 
+/** Another process suspends the account as the service does: the change and its announcement in one transaction. */
+async function suspend(account: string): Promise<void> {
+  await db.query('begin');
+  await db.query(`update user_account set status = 'Suspended' where id = $1`, [account]);
+  await db.query(`select pg_notify('carshare_auth', 'account:' || $1)`, [account]);
+  await db.query('commit');
+}
+
 describe('TokenCache', () => {
   it('serves an entry until an account change is announced by another connection', async () => {
     const cache = new TokenCache();
@@ -52,7 +61,7 @@ describe('TokenCache', () => {
         Date.now(),
       );
       expect(cache.get('t1', Date.now())?.accountId).toBe(account);
-      await db.query(`update user_account set status = 'Suspended' where id = $1`, [account]);
+      await suspend(account);
       await heard(() => cache.get('t1', Date.now()) === undefined);
       expect(cache.get('t2', Date.now())?.accountId).toBe(other);
     } finally {
@@ -75,7 +84,7 @@ describe('TokenCache', () => {
         };
         cache.set('k', entry, cache.generation, Date.now());
         expect((await cache.lookup('k', Date.now))?.accountId).toBe(account);
-        await db.query(`update user_account set status = 'Suspended' where id = $1`, [account]);
+        await suspend(account);
         // Several callers at once share barrier queries; every one of them sees the change.
         const seen = await Promise.all([1, 2, 3].map(() => cache.lookup('k', Date.now)));
         expect(seen).toEqual([undefined, undefined, undefined]);

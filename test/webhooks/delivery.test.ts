@@ -417,10 +417,12 @@ describe('rotation and deletion', () => {
       [s!.secret, sigs[1]],
     ])
       verify(secret, { ...r, headers: { ...r.headers, 'webhook-signature': sig } });
-    // Once the overlap ends only the new secret signs.
+    // Once the overlap ends only the new secret signs. (The change is announced in its transaction, as the
+    // service announces its own: the workers' cache of targets hears it.)
     await rows(
       h,
-      `update webhook_subscription set previous_secret_expires_date_utc = now() - interval '1 second'`,
+      `with u as (update webhook_subscription set previous_secret_expires_date_utc = now() - interval '1 second'
+        returning id) select pg_notify('carshare_webhook_subscription', id::text) from u`,
     );
     await touchProfile(u, 'rotated again');
     const r2 = await waitFor(() => rx.requests[1]);
