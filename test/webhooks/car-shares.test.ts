@@ -24,9 +24,7 @@ import {
   CREATE,
   DELIVERIES,
   DELIVERY,
-  quiet,
   type Runtime,
-  rows,
   type S,
   startRuntime,
   useWebhookHarness,
@@ -37,12 +35,29 @@ let b: CarShare;
 let rx: Receiver;
 let runtime: Runtime | undefined;
 
+/** A statement as the test database's owner (no car share's scope: it sees and writes every car share's rows). */
+function asOwner<T = S>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return h.orm.em.fork().getConnection().execute<T[]>(sql, params);
+}
+
+/** Until no event of any car share waits for fan-out and no delivery is pending or claimed. */
+const quietAll = () =>
+  waitFor(
+    async () => {
+      const [r] = await asOwner<{ busy: string }>(
+        `select (select count(*) from outbox_event where published_date_utc is null)
+          + (select count(*) from webhook_delivery where status = 'Pending' or locked_by is not null) as busy`,
+      );
+      return Number(r?.busy) === 0;
+    },
+    { what: 'webhook delivery to come to rest' },
+  );
+
 /** A second car share, made as the platform would make it (its row, as the test database's owner). */
 async function addCarShare(name: string): Promise<CarShare> {
   const host = `${name.toLowerCase()}-${randomUUID().slice(0, 8)}.cars.example`;
   const baseUrl = `https://${host}`;
-  const [row] = await rows<{ id: string }>(
-    h,
+  const [row] = await asOwner<{ id: string }>(
     `insert into car_share (id, base_url, host, name) values (gen_random_uuid(), ?, ?, ?) returning id`,
     [baseUrl, host, name],
   );
@@ -117,7 +132,7 @@ describe('webhook deliveries stay in their car share', () => {
     h.sql.length = 0;
     runtime = await startRuntime(h);
     await waitFor(() => rx.requests.length >= 2, { what: 'both deliveries' });
-    await quiet(h);
+    await quietAll();
     const at = (path: string) => rx.requests.filter((r) => r.path === path).map(bodyOf);
     expect(at('/a')).toEqual([expect.objectContaining({ Id: eventA, CarShareId: h.carShare.id })]);
     expect(at('/b')).toEqual([expect.objectContaining({ Id: eventB, CarShareId: b.id })]);
@@ -127,7 +142,7 @@ describe('webhook deliveries stay in their car share', () => {
     // §25: what the relay and the worker ran names the car share for every car share table it touches.
     const tables =
       /\b(outbox_event|webhook_delivery|webhook_subscription|webhook_attempt|webhook_secret_key)\b/;
-    // (The test's own look at the tables, in quiet(), aside.)
+    // (The test's own look across car shares, in quietAll(), aside.)
     const touching = h.sql.filter((s) => tables.test(s) && !s.includes(' as busy'));
     expect(touching.length).toBeGreaterThan(5);
     expect(touching.filter((s) => !/car_share_id/.test(s))).toEqual([]);
@@ -182,7 +197,7 @@ describe('live events stay in their car share', () => {
         expect(gotA!.payload).toMatchObject({ Id: eventA, CarShareId: h.carShare.id });
         expect(gotB?.carShareId).toBe(b.id);
         expect(gotB!.payload).toMatchObject({ Id: eventB, CarShareId: b.id });
-        await quiet(h);
+        await quietAll();
         // Nothing of the other car share follows.
         expect(await next(listenA, 300)).toBeUndefined();
         expect(await next(listenB, 300)).toBeUndefined();
@@ -248,12 +263,11 @@ describe('fair background work (CONTRACT §20)', () => {
     expect(order.filter((id) => id === b.id)).toHaveLength(1);
     expect(order.filter((id) => id === h.carShare.id)).toHaveLength(3);
     // B's booking moved in B, with its event in B's outbox.
-    const [moved] = await rows<{ state: string }>(h, 'select state from car_booking where car_share_id = ?', [
+    const [moved] = await asOwner<{ state: string }>('select state from car_booking where car_share_id = ?', [
       b.id,
     ]);
     expect(moved!.state).toBe('Completed');
-    const events = await rows<{ n: string }>(
-      h,
+    const events = await asOwner<{ n: string }>(
       `select count(*) as n from outbox_event where car_share_id = ? and name = 'carbooking_complete'`,
       [b.id],
     );
@@ -264,16 +278,14 @@ describe('fair background work (CONTRACT §20)', () => {
 /** Copies rows of `table` matching `where` into car share B, as the test database's owner (same Ids, B's key). */
 async function copyRows(table: string, where: string, params: unknown[]): Promise<void> {
   const cols = (
-    await rows<{ column_name: string }>(
-      h,
+    await asOwner<{ column_name: string }>(
       `select column_name from information_schema.columns
         where table_schema = 'public' and table_name = ? and column_name <> 'car_share_id'
           and is_generated = 'NEVER' order by ordinal_position`,
       [table],
     )
   ).map((c) => `"${c.column_name}"`);
-  await rows(
-    h,
+  await asOwner(
     `insert into "${table}" ("car_share_id", ${cols.join(', ')})
       select ?::uuid, ${cols.join(', ')} from "${table}" where ${where}`,
     [b.id, ...params],
