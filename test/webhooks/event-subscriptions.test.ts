@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
 import { pino } from 'pino';
-import { Agent, fetch } from 'undici';
+import { Agent, fetch, request } from 'undici';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Actor } from '../../src/access/actor.js';
 import { type Authenticator, bearerToken } from '../../src/access/authenticate.js';
+import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { loadConfig } from '../../src/config.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { type Service, startService } from '../../src/service.js';
@@ -69,11 +70,17 @@ async function start(opts: { redis?: boolean; webhooks?: boolean } = {}): Promis
   return service;
 }
 
-function connect(service: Service, token: string | undefined, closed?: (code: number) => void): Client {
+/** A graphql-ws client of the service, addressed to `host` (a car share's) when given, as a proxy would send it. */
+function connect(
+  service: Service,
+  token: string | undefined,
+  closed?: (code: number) => void,
+  host?: string,
+): Client {
   const ca = service.cert;
   class TrustingWS extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, { ca });
+      super(url, protocols, { ca, ...(host ? { headers: { host } } : {}) });
     }
   }
   const client = createClient({
@@ -109,8 +116,12 @@ function listen(client: Client, names?: string[]): S[] {
   return got;
 }
 
-async function emit(name: 'profile_update' | 'useraccount_create', userId: string): Promise<string> {
-  const em = scoped(h.orm);
+async function emit(
+  name: 'profile_update' | 'useraccount_create',
+  userId: string,
+  carShareId?: string,
+): Promise<string> {
+  const em = scoped(h.orm, carShareId);
   let id = '';
   await em.transactional(async (tx) => {
     const ev =
@@ -311,5 +322,56 @@ describe('subscription { events }', () => {
     // Once: a marker recorded after it has arrived, and no second copy before it.
     await marked([got], 'useraccount_create', []);
     expect(ofUser()).toHaveLength(1);
+  });
+
+  it("reaches only listeners connected at the event's car share's host, CarShareId included (CONTRACT §20)", async () => {
+    const service = await start();
+    await drained();
+    // A second car share, made as the platform makes one: its row, then the announcement every registry hears.
+    const host = `second-${crypto.randomUUID().slice(0, 8)}.cars.example`;
+    const owner = h.orm.em.fork().getConnection();
+    const [row] = await owner.execute<{ id: string }[]>(
+      `insert into car_share (id, base_url, host, name) values (gen_random_uuid(), ?, ?, 'Second') returning id`,
+      [`https://${host}`, host],
+    );
+    const second = row!.id;
+    await owner.execute('select pg_notify(?, ?)', [CAR_SHARE_CHANNEL, second]);
+    const agent = new Agent({ connect: { ca: service.cert } });
+    try {
+      await waitFor(
+        async () => {
+          const r = await request(`https://localhost:${service.port}/`, {
+            dispatcher: agent,
+            headers: { host, accept: 'application/json' },
+          });
+          return ((await r.body.json()) as S).CarShareId === second;
+        },
+        { what: 'the service to know the second car share' },
+      );
+    } finally {
+      await agent.close();
+    }
+    const ofFirst = listen(connect(service, tokenFor(asOps())));
+    const ofSecond = listen(connect(service, tokenFor(asOps()), undefined, host));
+    // Live: each has had an event of its own car share (graphql-ws acknowledges no subscription).
+    await marked([ofFirst], 'useraccount_create', []);
+    await waitFor(
+      async () => {
+        await emit('useraccount_create', crypto.randomUUID(), second);
+        return waitFor(() => ofSecond.length > 0, { timeoutMs: 1000 }).catch(() => false);
+      },
+      { what: 'the second car share listener to be live' },
+    );
+    const [inFirst, inSecond] = [crypto.randomUUID(), crypto.randomUUID()];
+    await emit('profile_update', inSecond, second);
+    await emit('profile_update', inFirst);
+    await waitFor(() => ofSecond.some((e) => e.payload?.Id === inSecond), { what: "the second's event" });
+    await marked([ofFirst], 'useraccount_create', []);
+    expect(real(ofFirst).map((e) => e.payload.Id)).toEqual([inFirst]);
+    expect(real(ofFirst)[0]!.payload.CarShareId).toBe(h.carShare.id);
+    const seconds = ofSecond.filter((e) => e.name === 'profile_update');
+    expect(seconds.map((e) => e.payload.Id)).toEqual([inSecond]);
+    expect(seconds[0]!.payload.CarShareId).toBe(second);
+    expect(ofSecond.every((e) => e.payload?.CarShareId === second)).toBe(true);
   });
 });
