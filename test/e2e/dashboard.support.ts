@@ -30,14 +30,16 @@ const CHROMIUM_FLAGS = [
   '--no-first-run',
 ];
 
-/** Empties every table, so the operator of OPS is the one bootstrap creates. */
+/** Empties every table, so the operator of OPS is the one bootstrap creates; the default car share stays. */
 async function emptyDatabase(url: string): Promise<void> {
   const orm = await openOrm(url, entities as never, { pool: 1 });
   const conn = orm.em.fork().getConnection();
   const rows = await conn.execute<{ tablename: string }[]>(
-    `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'`,
+    `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'
+       and tablename <> 'car_share'`,
   );
   if (rows.length) await conn.execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} cascade`);
+  await conn.execute('delete from car_share where not is_default');
   await orm.close(true);
 }
 

@@ -3,6 +3,7 @@
 // document, and the webhook `Secret` alias.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
+import { defaultCarShareId } from '../support/scope.js';
 import { type E2E, startE2E } from './dashboard.support.js';
 
 const APP = 'https://app.example';
@@ -13,14 +14,11 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 
 async function clientToken(scopes: string): Promise<string> {
-  const c = await createClientFromCli(e.service.db, [
-    '--name',
-    `First hour ${scopes}`,
-    '--grant',
-    'client_credentials',
-    '--scopes',
-    scopes,
-  ]);
+  const c = await createClientFromCli(
+    e.service.db,
+    ['--name', `First hour ${scopes}`, '--grant', 'client_credentials', '--scopes', scopes],
+    defaultCarShareId(),
+  );
   const r = await e.s.fetch('/api/oauth/token', {
     method: 'POST',
     headers: {

@@ -105,7 +105,7 @@ export async function createClient(
   for (const g of opts.grants) args.push('--grant', g);
   for (const u of opts.redirectUris ?? []) args.push('--redirect-uri', u);
   if (opts.refresh) args.push('--refresh');
-  const r = await createClientFromCli(s.service.db, args);
+  const r = await createClientFromCli(s.service.db, args, inject('defaultCarShareId'));
   return { id: r.Id, clientId: r.ClientId, clientSecret: r.ClientSecret };
 }
 
