@@ -3,8 +3,9 @@
 // attempt order. A batch with a 410 takes the transaction of delivery.store.ts, which also disables in it. A batch
 // is one car share's, written in its scope; the statement names it for every table it touches (CONTRACT §25).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runSql } from '../db/rows.js';
 import { newId } from '../shared/ids.js';
-import { runInScope, scopeOf } from '../webhooks/webhook.scope.js';
+import { scopeOf } from '../webhooks/webhook.scope.js';
 import {
   type AttemptRecord,
   attemptColumns,
@@ -69,13 +70,7 @@ export async function recordAttempts(
     success: a.outcome.success,
   }));
   const cs = scopeOf(em);
-  const [r] = await runInScope<{ mine: string[]; subs: Sub[] }>(em, SQL, [
-    JSON.stringify(rows),
-    cs,
-    cs,
-    cs,
-    cs,
-  ]);
+  const [r] = await runSql<{ mine: string[]; subs: Sub[] }>(em, SQL, [JSON.stringify(rows), cs, cs, cs, cs]);
   const held = new Set(r?.mine ?? []);
   // Failing too long disables; rare, and repeated by the next failure should this one not be written.
   for (const sub of r?.subs ?? []) {

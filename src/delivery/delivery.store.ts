@@ -5,13 +5,14 @@
 // across car shares, of their ids and due times only (§24 rule 5).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
+import { runSql } from '../db/rows.js';
 import { deploymentEm } from '../db/scope.js';
 import { newId } from '../shared/ids.js';
 import type { AttemptTrigger } from '../webhooks/delivery.entity.js';
 import { settlePending } from '../webhooks/delivery.settle.js';
 import { announceSubscriptionChanged } from '../webhooks/subscription.announce.js';
 import type { DisabledReason } from '../webhooks/subscription.entity.js';
-import { runInScope, scopeOf } from '../webhooks/webhook.scope.js';
+import { scopeOf } from '../webhooks/webhook.scope.js';
 import type { Outcome } from './outcome.js';
 import type { AttemptResult } from './send.js';
 import { foldHealth, HEALTH_SQL } from './subscription.health.js';
@@ -32,7 +33,7 @@ export interface Claimed {
   eventRequestId: string | null;
 }
 
-const run = runInScope;
+const run = runSql;
 
 /** A car share with deliveries due and unclaimed (or claimed by a lease that ran out), and the earliest due. */
 export interface DueCarShare {

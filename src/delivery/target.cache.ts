@@ -4,7 +4,8 @@
 // on the listening connection makes sure every change committed earlier has been heard, as the token cache does.
 // While the announcements cannot be heard, nothing is cached.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runInScope, scopeOf } from '../webhooks/webhook.scope.js';
+import { runSql } from '../db/rows.js';
+import { scopeOf } from '../webhooks/webhook.scope.js';
 
 export { SUBSCRIPTION_CHANNEL } from '../webhooks/subscription.announce.js';
 
@@ -123,7 +124,7 @@ export class TargetCache {
   }
 
   #load(em: EntityManager, ids: string[]): Promise<Row[]> {
-    return runInScope<Row>(
+    return runSql<Row>(
       em,
       `select "id", "url", "secret", "previous_secret", "previous_secret_expires_date_utc", "is_active",
         "deleted_date_utc" from "webhook_subscription"

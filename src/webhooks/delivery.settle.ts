@@ -1,7 +1,8 @@
 // A subscription that stops settles its pending deliveries: disabled (by its owner, a 410 or a failing streak)
 // they become Skipped, deleted they become Cancelled. The subscription commands and the delivery engine both do it.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runInScope, scopeOf } from './webhook.scope.js';
+import { runSql } from '../db/rows.js';
+import { scopeOf } from './webhook.scope.js';
 
 export async function settlePending(
   em: EntityManager,
@@ -9,7 +10,7 @@ export async function settlePending(
   status: 'Skipped' | 'Cancelled',
   now: Date,
 ): Promise<void> {
-  await runInScope(
+  await runSql(
     em,
     `update "webhook_delivery" set "status" = ?, "next_attempt_date_utc" = null, "manual" = false,
       "last_modified_date_utc" = ? where "car_share_id" = ? and "subscription_id" = ? and "status" = 'Pending'

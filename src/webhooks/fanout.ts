@@ -4,8 +4,9 @@
 // (event, subscription) pair makes a repeat harmless. A batch is one car share's, in its scope: its events reach
 // only its subscriptions (CONTRACT §20), and every statement names its car_share_id (§25).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runSql } from '../db/rows.js';
 import type { BusEvent } from '../events/bus.js';
-import { runInScope, scopeOf } from './webhook.scope.js';
+import { scopeOf } from './webhook.scope.js';
 
 interface OutboxRow {
   id: string;
@@ -50,7 +51,7 @@ export async function fanOutBatch(
   opts: { now: Date; limit: number },
 ): Promise<BusEvent[]> {
   const carShareId = scopeOf(em);
-  const rows = await runInScope<OutboxRow>(
+  const rows = await runSql<OutboxRow>(
     em,
     `select "id", "name", "payload", "audience_user_ids", "occurred_date_utc" from "outbox_event"
       where "car_share_id" = ? and "published_date_utc" is null order by "seq" limit ?`,
@@ -73,7 +74,7 @@ export async function fanOutBatch(
     occurred: e.occurredDateUtc,
   }));
   // Ops' and client applications' subscriptions get every event; a user's only those about them.
-  const [done] = await runInScope<{ published: string[] | null }>(
+  const [done] = await runSql<{ published: string[] | null }>(
     em,
     `with e as (select * from jsonb_to_recordset(?::jsonb)
         as e("id" uuid, "name" text, "body" text, "audience" jsonb, "occurred" timestamptz)),

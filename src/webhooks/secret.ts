@@ -2,7 +2,8 @@
 // per-car-share data key; the plain secret is only ever shown by create and rotate.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runInScope, scopeOf } from './webhook.scope.js';
+import { runSql } from '../db/rows.js';
+import { scopeOf } from './webhook.scope.js';
 
 const PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -42,15 +43,15 @@ export function decryptSecret(key: Buffer, blob: string, subscriptionId: string)
 export async function loadDataKey(em: EntityManager): Promise<Buffer> {
   const carShareId = scopeOf(em);
   const select = 'select "key" from "webhook_secret_key" where "car_share_id" = ? and "id" = 1';
-  let [row] = await runInScope<{ key: string }>(em, select, [carShareId]);
+  let [row] = await runSql<{ key: string }>(em, select, [carShareId]);
   if (!row) {
-    await runInScope(
+    await runSql(
       em,
       `insert into "webhook_secret_key" ("car_share_id", "id", "key", "created_date_utc") values (?, 1, ?, now())
         on conflict do nothing`,
       [carShareId, randomBytes(32).toString('base64')],
     );
-    [row] = await runInScope<{ key: string }>(em, select, [carShareId]);
+    [row] = await runSql<{ key: string }>(em, select, [carShareId]);
   }
   if (!row) throw new Error('the webhook secret key could not be created');
   return Buffer.from(row.key, 'base64');

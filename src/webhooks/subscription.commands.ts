@@ -1,5 +1,7 @@
 // The business verbs of webhook subscriptions: create (one per event), update, delete (effective at once),
 // and rotate the secret (the old one keeps signing for 24 h).
+
+import { runSql } from '../db/rows.js';
 import { DomainError, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
@@ -25,7 +27,6 @@ import {
   type WebhookSettings,
 } from './webhook.context.js';
 import { canManage, receivesAllEvents } from './webhook.rules.js';
-import { runInScope } from './webhook.scope.js';
 
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
@@ -155,7 +156,7 @@ async function waitForInFlight(ctx: WebhookContext, subscriptionId: string, leas
   // scope (a fork keeps it).
   const em = ctx.em.fork();
   while (performance.now() < giveUp) {
-    const rows = await runInScope<{ until: Date }>(
+    const rows = await runSql<{ until: Date }>(
       em,
       `select "locked_until_utc" as "until" from "webhook_delivery"
         where "car_share_id" = ? and "subscription_id" = ? and "locked_by" is not null and "locked_until_utc" > ?

@@ -10,16 +10,3 @@ export function scopeOf(em: EntityManager): string {
   if (!id) throw new Error('webhook work outside a car share scope: use carShareEm or inCarShare');
   return id;
 }
-
-/**
- * One statement in `em`'s scope: in its transaction when it has one, else in a short one of its own (a statement
- * run on the connection outside a transaction would not carry the scope's SET LOCAL).
- */
-export function runInScope<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
-  const tx = em.getTransactionContext();
-  if (tx) return em.getConnection().execute<T[]>(sql, [...params], 'all', tx);
-  scopeOf(em);
-  return em.transactional((t) =>
-    t.getConnection().execute<T[]>(sql, [...params], 'all', t.getTransactionContext()),
-  );
-}
