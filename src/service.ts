@@ -21,6 +21,7 @@ import { type Listener, listenForWork } from './events/listen.js';
 import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
+import { redisKeys } from './http/redis-keys.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
@@ -30,7 +31,7 @@ import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
 import { loadCertificate, localCaCertPath, selfSignedCertShown, sniCertificates } from './tls.js';
-import { expireVerifications } from './verifications/verification.commands.js';
+import { sweepVerificationExpiry } from './verifications/verification.expiry.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
 export interface Service {
@@ -115,7 +116,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       log,
       timers: opts.timers !== false,
     });
-    bus = await eventBus(config, db.url, log);
+    bus = await eventBus(config, log);
     const schema = buildSchema(composeModules(moduleSettings(config, bus)));
     // One registry for the instance: HTTP and GraphQL (app), webhooks and the database pool publish on it.
     const metrics = createMetrics();
@@ -161,12 +162,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       log,
       bus,
       take: fanOutBatch,
-      // New deliveries show in their subscription's cached searches: stale at once, as delivery outcomes are.
-      onTaken: () => {
+      // New deliveries show in their subscription's cached searches (their car share's): stale at once, as
+      // delivery outcomes are.
+      onTaken: (carShareId) => {
         delivery?.wake();
         app
-          .changed('webhooks')
-          .catch((err: unknown) => log.warn({ err }, 'REST cache not told of new deliveries'));
+          .changed('webhooks', carShareId)
+          .catch((err: unknown) => log.warn({ err, carShareId }, 'REST cache not told of new deliveries'));
       },
     });
     // Delivery runs in every instance unless turned off; claims with SKIP LOCKED and leases share the work.
@@ -177,7 +179,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         clock,
         log,
         metrics,
-        changed: () => app.changed('webhooks'),
+        changed: (carShareId) => app.changed('webhooks', carShareId),
         ...deliverySettings(config),
         ...(opts.webhooks || {}),
       });
@@ -234,10 +236,8 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> 
 }
 
 /** Committed events for GraphQL subscriptions, shared by instances through Redis when configured. */
-function eventBus(config: Config, databaseUrl: string, log: Logger): Promise<EventBus> | EventBus {
-  return config.REDIS_URL
-    ? redisBus(config.REDIS_URL, new URL(databaseUrl).pathname.slice(1) || 'carshare', log)
-    : localBus();
+function eventBus(config: Config, log: Logger): Promise<EventBus> | EventBus {
+  return config.REDIS_URL ? redisBus(config.REDIS_URL, redisKeys(config.REDIS_KEY_PREFIX), log) : localBus();
 }
 
 function moduleSettings(config: Config, bus: EventBus): Parameters<typeof composeModules>[0] {
@@ -283,8 +283,9 @@ async function serve(
 }
 
 /**
- * The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete). What they
- * change is made stale in the REST cache once committed (`changed`), before the next batch.
+ * The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete), each car
+ * share's rows in its own scope, the car shares in turn. What they change is made stale in that car share's REST
+ * cache once committed (`changed`), before the next batch.
  */
 function startSweeps(
   o: { db: Database; config: Config; clock: Clock; log: Logger; changed: Changed },
@@ -294,10 +295,7 @@ function startSweeps(
   return [
     every(
       everyMs ?? SWEEP_MS,
-      async () => {
-        const expired = await db.orm.em.fork().transactional((em) => expireVerifications({ em, clock }));
-        if (expired > 0) await o.changed('verifications');
-      },
+      () => sweepVerificationExpiry(db.orm, clock, (carShareId) => o.changed('verifications', carShareId)),
       (err) => log.error({ err }, 'verification expiry sweep failed'),
     ),
     // Every instance sweeps; SKIP LOCKED shares the work.
@@ -307,7 +305,7 @@ function startSweeps(
       policy: bookingPolicy(o.config.BOOKING_LEAD_MINUTES),
       log,
       everyMs,
-      moved: () => o.changed('bookings'),
+      moved: (carShareId) => o.changed('bookings', carShareId),
     }),
   ];
 }

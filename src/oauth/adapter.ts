@@ -8,7 +8,7 @@ import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import { ANNOUNCED_MODELS, deleteOAuthRows } from '../access/revocation.js';
 import type { Orm } from '../db/orm.js';
 import { runRead } from '../db/rows.js';
-import { carShareEm, deploymentEm, inCarShare } from '../db/scope.js';
+import { carShareEm, deploymentSql, inCarShare } from '../db/scope.js';
 
 /** Models whose id is itself a credential (a token, a code, a session cookie): stored hashed. */
 const HASHED = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Session']);
@@ -165,11 +165,10 @@ const PURGE = `delete from oauth_model where car_share_id = ? and expires_at < n
  * Nothing to announce: every row it deletes expired an hour ago, and only live tokens and grants are announced.
  */
 export async function purgeExpired(orm: Orm): Promise<number> {
-  const due = await deploymentEm(orm)
-    .getConnection()
-    .execute<{ car_share_id: string }[]>(
-      `select distinct car_share_id from oauth_model where expires_at < now() - interval '1 hour'`,
-    );
+  const due = await deploymentSql<{ car_share_id: string }>(
+    orm,
+    `select distinct car_share_id from oauth_model where expires_at < now() - interval '1 hour'`,
+  );
   let purged = 0;
   for (const { car_share_id: id } of due)
     purged += await inCarShare(orm, id, async (em) => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiScopes } from '../../src/access/actor.js';
 import { createUserAccount } from '../../src/accounts/account.commands.js';
 import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
-import { carShareEm } from '../../src/db/scope.js';
+import { carShareEm, deploymentSql } from '../../src/db/scope.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { waitFor } from '../support/wait.js';
 import { type E2E, heading, launchChromium, OPS, signIn, startE2E } from './dashboard.support.js';
@@ -36,14 +36,14 @@ beforeAll(async () => {
   second = `https://second.localhost:${new URL(e.origin).port}`;
   const orm = e.service.db.orm;
   const id = randomUUID();
-  const conn = orm.em.fork().getConnection();
-  await conn.execute('insert into car_share (id, base_url, host, name) values (?, ?, ?, ?)', [
+  // As the DATABASE_URL user, as the platform adds a car share (the service's connections start as the app role).
+  await deploymentSql(orm, 'insert into car_share (id, base_url, host, name) values (?, ?, ?, ?)', [
     id,
     second,
     'second.localhost',
     'Second car share',
   ]);
-  await conn.execute('select pg_notify(?, ?)', [CAR_SHARE_CHANNEL, id]);
+  await deploymentSql(orm, 'select pg_notify(?, ?)', [CAR_SHARE_CHANNEL, id]);
   await carShareEm(orm, id).transactional((em) =>
     createUserAccount(
       {

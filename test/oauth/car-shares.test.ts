@@ -14,7 +14,7 @@ import { apiScopes } from '../../src/access/actor.js';
 import { createUserAccount } from '../../src/accounts/account.commands.js';
 import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
-import { carShareEm } from '../../src/db/scope.js';
+import { carShareEm, deploymentSql } from '../../src/db/scope.js';
 import { DASHBOARD_CLIENT_ID } from '../../src/oauth/first-party.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { localCaCertPath } from '../../src/tls.js';
@@ -70,8 +70,8 @@ function site(baseUrl: string, agent: Agent): OAuthService {
   };
 }
 
-const sql = <T>(query: string, params: unknown[] = []) =>
-  s.service.db.orm.em.fork().getConnection().execute<T[]>(query, params);
+/** Across car shares, as the DATABASE_URL user (the service's own connections start as the app role). */
+const sql = <T>(query: string, params: unknown[] = []) => deploymentSql<T>(s.service.db.orm, query, params);
 
 /** A client application made as `create-client` makes one, in the car share's scope. */
 async function clientIn(

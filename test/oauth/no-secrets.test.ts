@@ -2,6 +2,7 @@
 // are searched for the values a complete set of flows handed out.
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { deploymentSql } from '../../src/db/scope.js';
 import {
   authCodeRequest,
   authorize,
@@ -67,7 +68,7 @@ it('keeps no secret in clear in the database or the logs', async () => {
   await oc.tokenRevocation(wc, refreshed.refresh_token!);
 
   // Every table, every car share's rows: as the DATABASE_URL user, whom no policy binds in tests.
-  const every = <T>(query: string) => s.service.db.orm.em.fork().getConnection().execute<T[]>(query);
+  const every = <T>(query: string) => deploymentSql<T>(s.service.db.orm, query);
   const tables = await every<{ tablename: string }>(
     `select tablename from pg_tables where schemaname = 'public'`,
   );

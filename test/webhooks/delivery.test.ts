@@ -99,11 +99,12 @@ describe('the request (CONTRACT §8)', () => {
     expect(body).toEqual({
       Name: 'profile_update',
       OccurredDateUtc: h.clock.now().toISOString(),
+      CarShareId: h.carShare.id,
       Id: u.profileId,
       UserId: u.id,
       ChangedFields: ['Description'],
     });
-    expect(Object.keys(body).slice(0, 3)).toEqual(['Name', 'OccurredDateUtc', 'Id']);
+    expect(Object.keys(body).slice(0, 4)).toEqual(['Name', 'OccurredDateUtc', 'CarShareId', 'Id']);
     // One flipped byte no longer verifies.
     expect(() => verify(s!.secret, { ...r, body: r.body.replace('Description', 'Descriptiom') })).toThrow();
     const d = await finalDelivery(u.actor, r.deliveryId);
@@ -166,6 +167,7 @@ describe('the request (CONTRACT §8)', () => {
     expect(verify(s!.secret, r)).toEqual({
       Name: 'webhook_test',
       OccurredDateUtc: t.payload.OccurredDateUtc,
+      CarShareId: h.carShare.id,
       SubscriptionId: s!.id,
     });
   });
