@@ -16,6 +16,7 @@ import { entities } from '../../src/modules.js';
 import { type Service, startService } from '../../src/service.js';
 import { type OAuthService, OPS } from '../oauth/support.js';
 import { freePort } from '../support/port.js';
+import { scoped } from '../support/scope.js';
 
 export { OPS };
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts');
@@ -115,7 +116,11 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
     fetch: doFetch,
     customFetch: (u, options) =>
       fetch(u, { ...(options as RequestInit), dispatcher: agent }) as unknown as ReturnType<oc.CustomFetch>,
-    sql: (query, params = []) => service.db.orm.em.fork().getConnection().execute(query, params) as never,
+    // In the default car share's scope, as the service's own statements run (its connections start as the app role).
+    sql: (query, params = []) =>
+      scoped(service.db.orm).transactional((em) =>
+        em.getConnection().execute(query, params, 'all', em.getTransactionContext()),
+      ) as never,
     close: async () => undefined,
   };
   // Chromium trusts exactly this service's self-signed certificate (its public key), nothing more.
