@@ -87,7 +87,7 @@ const SQL = `with b as (select * from jsonb_populate_record(null::car_booking, ?
     insert into car_booking (${COLUMNS.join(', ')})
     select ${COLUMNS.map((c) => `b.${c}`).join(', ')} from b, chk
      where ?::boolean and chk.borrower_verified and chk.car_bookable and chk.conflict_start is null
-    on conflict (reference) do nothing
+    on conflict (car_share_id, reference) do nothing
     returning *),
   ev as (
     insert into outbox_event (id, name, payload, audience_user_ids, occurred_date_utc, published_date_utc, request_id)

@@ -63,7 +63,7 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
       await run(
         `insert into oauth_model (model, id, payload, grant_id, uid, user_code, expires_at)
          values (?, ?, ?::jsonb, ?, ?, ?, ${expires})
-         on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
+         on conflict (car_share_id, model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
            uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at`,
         [
           this.#model,

@@ -55,7 +55,7 @@ export async function rememberConsent(
     .getConnection()
     .execute(
       `insert into oauth_consent (account_id, client_application_id, scope, granted_date_utc) values (?, ?, ?, ?)
-       on conflict (account_id, client_application_id) do update set scope = excluded.scope,
+       on conflict (car_share_id, account_id, client_application_id) do update set scope = excluded.scope,
          granted_date_utc = excluded.granted_date_utc`,
       [accountId, applicationId, scope, now],
       'run',

@@ -17,7 +17,7 @@ export async function recomputeRating(
   const tx = em.getTransactionContext();
   await conn.execute(
     `insert into rating (id, subject_type, subject_id, count, average, created_date_utc, last_modified_date_utc)
-     values (?, ?, ?, 0, null, ?, ?) on conflict (subject_type, subject_id) do nothing`,
+     values (?, ?, ?, 0, null, ?, ?) on conflict (car_share_id, subject_type, subject_id) do nothing`,
     [ratingId(subjectType, subjectId), subjectType, subjectId, now, now],
     'run',
     tx,

@@ -69,7 +69,7 @@ export async function fanOutBatch(
         from e join mine on mine."id" = e."id"
         join "webhook_subscription" s on s."event" = e."name" and s."deleted_date_utc" is null
           and (s."receives_all" or e."audience" @> to_jsonb(s."created_by_id"))
-        on conflict ("event_id", "subscription_id") do nothing
+        on conflict ("car_share_id", "event_id", "subscription_id") do nothing
         returning "id"),
       pub as (update "outbox_event" o set "published_date_utc" = ? from mine where o."id" = mine."id"
         returning o."id"),
