@@ -21,6 +21,7 @@ import { type Listener, listenForWork } from './events/listen.js';
 import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
+import { redisKeys } from './http/redis-keys.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
@@ -113,7 +114,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       log,
       timers: opts.timers !== false,
     });
-    bus = await eventBus(config, db.url, log);
+    bus = await eventBus(config, log);
     const schema = buildSchema(composeModules(moduleSettings(config, bus)));
     // One registry for the instance: HTTP and GraphQL (app), webhooks and the database pool publish on it.
     const metrics = createMetrics();
@@ -219,10 +220,8 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> 
 }
 
 /** Committed events for GraphQL subscriptions, shared by instances through Redis when configured. */
-function eventBus(config: Config, databaseUrl: string, log: Logger): Promise<EventBus> | EventBus {
-  return config.REDIS_URL
-    ? redisBus(config.REDIS_URL, new URL(databaseUrl).pathname.slice(1) || 'carshare', log)
-    : localBus();
+function eventBus(config: Config, log: Logger): Promise<EventBus> | EventBus {
+  return config.REDIS_URL ? redisBus(config.REDIS_URL, redisKeys(config.REDIS_KEY_PREFIX), log) : localBus();
 }
 
 function moduleSettings(config: Config, bus: EventBus): Parameters<typeof composeModules>[0] {
