@@ -96,6 +96,12 @@ export interface Take {
   units: number;
 }
 
+/**
+ * Takes units from several windows of one car share at once, all or nothing, wherever the counters live; the keys
+ * given are the car share's own (`caller:sub:…`), placed in its namespace by the store (none without a car share).
+ */
+export type TakeUnits = (carShareId: string | undefined, takes: readonly Take[]) => Taken | Promise<Taken>;
+
 type WithTake = Redis & { rateLimitTake?(n: number, ...args: (string | number)[]): Promise<number[]> };
 
 /** Takes every unit or none, atomically, from counters shared in Redis. */

@@ -4,5 +4,9 @@
 export const backgroundChanges = ['bookings', 'verifications', 'webhooks'] as const;
 export type BackgroundChange = (typeof backgroundChanges)[number];
 
-/** Told once a background change has committed; resolves once what showed it is stale (in Redis too). */
-export type Changed = (what: BackgroundChange) => Promise<void>;
+/**
+ * Told once a background change has committed, with the car share it was made in; resolves once what showed it is
+ * stale there (in Redis too). Nothing goes stale in another car share (CONTRACT §20). Without a car share (a caller
+ * not yet told which), every car share's answers showing it go stale.
+ */
+export type Changed = (what: BackgroundChange, carShareId?: string) => Promise<void>;
