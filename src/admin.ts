@@ -70,7 +70,12 @@ const isUsageError = (err: unknown): boolean =>
 async function run(command: AdminCommand, args: string[]): Promise<number> {
   command.check(args);
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, entities });
+  const db = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    entities,
+    appRole: config.DATABASE_APP_ROLE,
+  });
   try {
     const { out, next } = await command.run(db, args, config);
     process.stdout.write(`${JSON.stringify(out)}\n`);

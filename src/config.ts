@@ -24,6 +24,11 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection string')
     .optional(),
+  // The role car share work runs as (CONTRACT §24): made and granted at start; NOSUPERUSER NOBYPASSRLS.
+  DATABASE_APP_ROLE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'a role name: letters, digits and _, at most 63')
+    .default('carshare_app'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'a redis:// connection string')

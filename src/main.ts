@@ -1,6 +1,7 @@
 // Entry point: reads config, starts the service, and shuts down gracefully on SIGTERM, SIGINT and SIGHUP.
 
 import { ConfigError, loadConfig } from './config.js';
+import { IsolationError } from './db/isolation.check.js';
 import { busyPortMessage, busyPortOf } from './http/busy-port.js';
 import { startService } from './service.js';
 import { createLogger, flushLogs } from './shared/log.js';
@@ -92,5 +93,7 @@ try {
   const busyNow = busyPortOf(err, config);
   if (busyNow) process.stderr.write(`${busyNow}\n`);
   else log.fatal({ err }, 'could not start');
+  // The operator has something to fix in the database (CONTRACT §24 rule 6): said even when logs are silenced.
+  if (err instanceof IsolationError) process.stderr.write(`${err.message}\n`);
   process.exit(1);
 }

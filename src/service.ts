@@ -207,6 +207,7 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> 
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     entities,
+    appRole: config.DATABASE_APP_ROLE,
     onMigrated: (applied) => log.info({ applied }, 'applied database migrations'),
     stopAdoptedEmbedded: true,
   }).then((db) => {

@@ -94,7 +94,12 @@ async function listen(o: Listen): Promise<number> {
   let made: { Id: string } | undefined;
   let client = o.client;
   if (!client) {
-    db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, entities });
+    db = await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      entities,
+      appRole: config.DATABASE_APP_ROLE,
+    });
     const name = `webhooks listen on ${hostname()} (${process.pid})`.slice(0, 100);
     const app = await createClientFromCli(db, [
       ...['--name', name, '--grant', 'client_credentials', '--scopes', 'webhooks:read'],

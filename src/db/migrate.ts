@@ -2,8 +2,8 @@
 import pg from 'pg';
 import type { Orm } from './orm.js';
 
-/** Arbitrary but fixed: the key every instance locks on while migrating. */
-const MIGRATION_LOCK_KEY = 727_274_663;
+/** Arbitrary but fixed: the key every instance locks on while migrating (and granting DATABASE_APP_ROLE). */
+export const MIGRATION_LOCK_KEY = 727_274_663;
 
 export async function migrate(orm: Orm, clientUrl: string): Promise<string[]> {
   const lock = new pg.Client({ connectionString: clientUrl });

@@ -23,6 +23,7 @@ async function allowedScopesOf(clientId: string, config: ReturnType<typeof loadC
     dataDir: config.DATA_DIR,
     entities: [ClientApplicationSchema],
     migrate: false,
+    appRole: config.DATABASE_APP_ROLE,
   });
   try {
     const app = await db.orm.em.fork().findOne(ClientApplication, { clientId });

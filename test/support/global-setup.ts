@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { secureAppRole } from '../../src/db/database.js';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/embedded.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openOrm } from '../../src/db/orm.js';
@@ -59,6 +60,8 @@ export default async function setup(project: TestProject) {
     .getConnection()
     .execute<{ id: string }[]>('select id from car_share where is_default');
   await orm.close(true);
+  // As every start does (openDatabase): the app role made and granted, isolation checked (CONTRACT §24).
+  await secureAppRole(databaseUrl, 'carshare_app');
   project.provide('databaseUrl', databaseUrl);
   project.provide('defaultCarShareId', dflt!.id);
 
