@@ -1,10 +1,25 @@
-// Command-line administration against the configured database (CONTRACT §12, §27); prints JSON.
+// Command-line administration against the configured database (CONTRACT §12, §22, §27); prints JSON. Each command
+// but those about car shares themselves works inside one car share (`--car-share ID|URL`, the default one without).
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import {
+  createFirstOperator,
   createUserArgs,
   createUserFromCli,
   createUserOptions,
   createUserUsage,
 } from './accounts/user-account.cli.js';
+import {
+  carShareFromCli,
+  carShareOption,
+  createCarShareArgs,
+  createCarShareFromCli,
+  createCarShareOptions,
+  createCarShareUsage,
+  listCarSharesArgs,
+  listCarSharesFromCli,
+  listCarSharesUsage,
+} from './carshares/car-share.cli.js';
 import {
   clientNextStep,
   createClientArgs,
@@ -24,48 +39,107 @@ const usage = `Usage:
   ${createUserUsage}
   ${createClientUsage}
   ${seedDemoUsage}
-  npm run admin -- --help`;
+  ${createCarShareUsage}
+  ${listCarSharesUsage}
+  npm run admin -- --help
 
-interface AdminCommand {
+--car-share takes a car share's Id or its BaseUrl; without it, the default car share (the one at PUBLIC_URL).`;
+
+/** The car share a command works in. */
+interface Site {
+  id: string;
+  baseUrl: string;
+  isDefault: boolean;
+}
+
+type Ran = Promise<{ out: unknown; next?: string }>;
+
+type AdminCommand = {
   /** The option that feeds each field, so a refusal names what the operator typed. */
   options: OptionNames;
   /** Reads the arguments alone, refusing a wrong call (UsageError) before the database opens. */
   check(args: string[]): void;
-  /** The JSON for stdout, and what to print after it on stderr. */
-  run(db: Database, args: string[], config: Config): Promise<{ out: unknown; next?: string }>;
-}
+} & (
+  | {
+      /** Works inside the car share `--car-share` names. Prints the JSON for stdout, then `next` on stderr. */
+      scoped: true;
+      run(db: Database, args: string[], config: Config, site: Site): Ran;
+    }
+  | { scoped: false; run(db: Database, args: string[], config: Config): Ran }
+);
 
-const caFileOf = (config: Config) => (config.TLS_CERT ? undefined : selfSignedCertPath(config.DATA_DIR));
+/**
+ * The certificate file a curl printed for the car share trusts: the self-signed one at the default car share's
+ * `localhost`, the local CA's for any other host (CONTRACT §19); none with TLS_CERT.
+ */
+const caFileOf = (config: Config, site: Site) =>
+  config.TLS_CERT
+    ? undefined
+    : site.isDefault
+      ? selfSignedCertPath(config.DATA_DIR)
+      : join(config.DATA_DIR, 'tls', 'ca.crt');
+
+const scopedOptions = (options: OptionNames): OptionNames => ({ ...options, carShare: '--car-share' });
 
 const commands: Record<string, AdminCommand> = {
   'create-user': {
-    options: createUserOptions,
+    options: scopedOptions(createUserOptions),
     check: createUserArgs,
-    run: async (db, args) => ({ out: await createUserFromCli(db, args) }),
+    scoped: true,
+    run: async (db, args, _config, site) => ({ out: await createUserFromCli(db, args, site.id) }),
   },
   'create-client': {
-    options: createClientOptions,
+    options: scopedOptions(createClientOptions),
     check: createClientArgs,
-    run: async (db, args, config) => {
-      const out = await createClientFromCli(db, args);
-      return { out, next: clientNextStep(out, args, config) };
+    scoped: true,
+    run: async (db, args, config, site) => {
+      const out = await createClientFromCli(db, args, site.id);
+      return {
+        out,
+        next: clientNextStep(out, args, { publicUrl: site.baseUrl, caFile: caFileOf(config, site) }),
+      };
     },
   },
   'seed-demo': {
-    options: {},
+    options: scopedOptions({}),
     check: seedDemoArgs,
-    run: (db, args, config) =>
-      seedDemoFromCli(db, args, {
-        publicUrl: config.PUBLIC_URL,
-        caFile: caFileOf(config),
-        bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
-      }),
+    scoped: true,
+    run: (db, args, config, site) =>
+      seedDemoFromCli(
+        db,
+        args,
+        {
+          publicUrl: site.baseUrl,
+          caFile: caFileOf(config, site),
+          carShareId: site.isDefault ? undefined : site.id,
+          bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
+        },
+        site.id,
+      ),
+  },
+  'create-car-share': {
+    options: createCarShareOptions,
+    check: createCarShareArgs,
+    scoped: false,
+    run: async (db, args) => ({ out: await createCarShareFromCli(db, args, createFirstOperator) }),
+  },
+  'list-car-shares': {
+    options: {},
+    check: listCarSharesArgs,
+    scoped: false,
+    run: async (db, _args, config) => ({ out: await listCarSharesFromCli(db, config.PUBLIC_URL) }),
   },
 };
 
 /** parseArgs refuses an unknown or malformed option: a usage error like an unknown command. */
 const isUsageError = (err: unknown): boolean =>
   err instanceof UsageError || String((err as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+
+/** The car share `--car-share` names (the default one without it), for the commands that work in one. */
+async function siteOf(db: Database, args: string[], config: Config): Promise<Site> {
+  const ref = parseArgs({ args, options: carShareOption, strict: false }).values['car-share'];
+  return carShareFromCli(db.orm, typeof ref === 'string' ? ref : undefined, config.PUBLIC_URL);
+}
 
 async function run(command: AdminCommand, args: string[]): Promise<number> {
   command.check(args);
@@ -77,7 +151,9 @@ async function run(command: AdminCommand, args: string[]): Promise<number> {
     appRole: config.DATABASE_APP_ROLE,
   });
   try {
-    const { out, next } = await command.run(db, args, config);
+    const { out, next } = command.scoped
+      ? await command.run(db, args, config, await siteOf(db, args, config))
+      : await command.run(db, args, config);
     process.stdout.write(`${JSON.stringify(out)}\n`);
     if (next) process.stderr.write(next);
     return 0;

@@ -22,6 +22,7 @@ import { mutationRootFields } from './graphql/mutation-fields.js';
 import { markAccepted, markArrived } from './http/arrival.js';
 import { callerSubjectOf } from './http/caller.js';
 import { responseStatus, statusOf } from './shared/errors.js';
+import type { SniCallback } from './tls.js';
 
 export interface ListenOptions {
   host: string;
@@ -29,6 +30,8 @@ export interface ListenOptions {
   httpPort: number;
   key: string;
   cert: string;
+  /** The certificate of each other host named at the handshake (SNI); `key`/`cert` when absent or it gives none. */
+  SNICallback?: SniCallback | undefined;
   /**
    * The default car share's `{base_url}` (PUBLIC_URL): what answers name when no car share can be told (a request
    * Node could not parse and that named no host in its TLS handshake, a host naming none with UNKNOWN_HOST=reject).
@@ -74,7 +77,12 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     JSON.stringify(responseStatus(baseUrl, 'HttpsRequired', httpsRequiredMessage(baseUrl)));
   // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
-    { key: opts.key, cert: opts.cert, maxHeaderSize: MAX_HEADER_BYTES },
+    {
+      key: opts.key,
+      cert: opts.cert,
+      ...(opts.SNICallback ? { SNICallback: opts.SNICallback } : {}),
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
     (req, res) => {
       markArrived(req, res);
       secureDrain.track(res);

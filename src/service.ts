@@ -30,8 +30,8 @@ import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate, selfSignedCertShown } from './tls.js';
-import { expireVerifications } from './verifications/verification.commands.js';
+import { loadCertificate, localCaCertPath, selfSignedCertShown, sniCertificates } from './tls.js';
+import { sweepVerificationExpiry } from './verifications/verification.expiry.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
 export interface Service {
@@ -90,6 +90,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       defaultName: config.DEFAULT_CAR_SHARE_NAME,
     });
     const carShares = await openCarShareRegistry(db.orm, config.PUBLIC_URL);
+    // What a process keeps for a car share (its authorization server) is built again after a change to it.
+    carShares.onChange((id) => auth?.forget(id));
     carShareListener = listenForWork(
       db.url,
       {
@@ -102,7 +104,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       carShare: carShares.default,
       email: config.OPS_EMAIL,
       password: config.OPS_PASSWORD,
-      publicUrl: config.PUBLIC_URL,
+      oauth: true,
       clock,
       log,
     });
@@ -132,9 +134,21 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       oauth: auth,
       // The default self-signed certificate, which ready-made curl commands tell curl to trust.
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
+      localCaFile: config.TLS_CERT ? undefined : localCaCertPath(config.DATA_DIR),
       gate: opts.gate,
     });
-    const { tls, listeners } = await serve(app, schema, config);
+    // Which hosts get a certificate of the local CA (without TLS_CERT): those of the car shares. The CA's file is
+    // made as soon as a car share has a host other than `localhost`, so `curl --cacert` finds it before connecting.
+    const { tls, listeners, sni } = await serve(app, schema, config, {
+      isCarShareHost: (host) => carShares.byHost(host) !== undefined,
+      log,
+    });
+    const makeLocalCa = () => {
+      if (sni && carShares.all().some((c) => c.host !== 'localhost'))
+        sni.localCa().catch((err: unknown) => log.warn({ err }, 'local CA not made'));
+    };
+    makeLocalCa();
+    carShares.onChange(makeLocalCa);
     const timers =
       opts.timers !== false
         ? startSweeps({ db, config, clock, log, changed: app.changed }, opts.sweepEveryMs)
@@ -148,12 +162,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       log,
       bus,
       take: fanOutBatch,
-      // New deliveries show in their subscription's cached searches: stale at once, as delivery outcomes are.
-      onTaken: () => {
+      // New deliveries show in their subscription's cached searches (their car share's): stale at once, as
+      // delivery outcomes are.
+      onTaken: (carShareId) => {
         delivery?.wake();
         app
-          .changed('webhooks')
-          .catch((err: unknown) => log.warn({ err }, 'REST cache not told of new deliveries'));
+          .changed('webhooks', carShareId)
+          .catch((err: unknown) => log.warn({ err, carShareId }, 'REST cache not told of new deliveries'));
       },
     });
     // Delivery runs in every instance unless turned off; claims with SKIP LOCKED and leases share the work.
@@ -164,7 +179,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         clock,
         log,
         metrics,
-        changed: () => app.changed('webhooks'),
+        changed: (carShareId) => app.changed('webhooks', carShareId),
         ...deliverySettings(config),
         ...(opts.webhooks || {}),
       });
@@ -236,27 +251,41 @@ function moduleSettings(config: Config, bus: EventBus): Parameters<typeof compos
   };
 }
 
-/** HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate. */
-async function serve(app: App, schema: GraphQLSchema, config: Config) {
+/**
+ * HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate: the
+ * given one for every host, or else the self-signed `localhost` one and, for each other host `isCarShareHost`
+ * accepts, one issued by the local CA (`sni`, whose `localCa()` makes DATA_DIR/tls/ca.crt ahead of any handshake).
+ */
+async function serve(
+  app: App,
+  schema: GraphQLSchema,
+  config: Config,
+  opts: { isCarShareHost(host: string): boolean; log: Logger },
+) {
   const tls = await loadCertificate({
     dataDir: config.DATA_DIR,
     certFile: config.TLS_CERT,
     keyFile: config.TLS_KEY,
   });
+  const sni = config.TLS_CERT
+    ? undefined
+    : sniCertificates({ dataDir: config.DATA_DIR, isCarShareHost: opts.isCarShareHost, log: opts.log });
   const listeners = await listen(app, schema, {
     host: config.HOST,
     port: config.PORT,
     httpPort: config.HTTP_PORT,
     key: tls.key,
     cert: tls.cert,
+    SNICallback: sni,
     publicUrl: config.PUBLIC_URL,
   });
-  return { tls, listeners };
+  return { tls, listeners, sni };
 }
 
 /**
- * The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete). What they
- * change is made stale in the REST cache once committed (`changed`), before the next batch.
+ * The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete), each car
+ * share's rows in its own scope, the car shares in turn. What they change is made stale in that car share's REST
+ * cache once committed (`changed`), before the next batch.
  */
 function startSweeps(
   o: { db: Database; config: Config; clock: Clock; log: Logger; changed: Changed },
@@ -266,10 +295,7 @@ function startSweeps(
   return [
     every(
       everyMs ?? SWEEP_MS,
-      async () => {
-        const expired = await db.orm.em.fork().transactional((em) => expireVerifications({ em, clock }));
-        if (expired > 0) await o.changed('verifications');
-      },
+      () => sweepVerificationExpiry(db.orm, clock, (carShareId) => o.changed('verifications', carShareId)),
       (err) => log.error({ err }, 'verification expiry sweep failed'),
     ),
     // Every instance sweeps; SKIP LOCKED shares the work.
@@ -279,7 +305,7 @@ function startSweeps(
       policy: bookingPolicy(o.config.BOOKING_LEAD_MINUTES),
       log,
       everyMs,
-      moved: () => o.changed('bookings'),
+      moved: (carShareId) => o.changed('bookings', carShareId),
     }),
   ];
 }

@@ -3,6 +3,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
+import { carShareFromCli } from './carshares/car-share.cli.js';
 import { createClientFromCli, removeClientFromCli } from './clientapps/client-application.cli.js';
 import { ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -91,7 +92,7 @@ async function listen(o: Listen): Promise<number> {
   const secret = listenSecret(config.DATA_DIR);
   // Without credentials, an application of its own for as long as it runs, made with the admin CLI's database access.
   let db: Database | undefined;
-  let made: { Id: string } | undefined;
+  let made: { Id: string; carShareId: string } | undefined;
   let client = o.client;
   if (!client) {
     db = await openDatabase({
@@ -100,18 +101,24 @@ async function listen(o: Listen): Promise<number> {
       entities,
       appRole: config.DATABASE_APP_ROLE,
     });
+    // The car share at PUBLIC_URL, whose events it forwards.
+    const carShare = await carShareFromCli(db.orm, undefined, config.PUBLIC_URL);
     const name = `webhooks listen on ${hostname()} (${process.pid})`.slice(0, 100);
-    const app = await createClientFromCli(db, [
-      ...['--name', name, '--grant', 'client_credentials', '--scopes', 'webhooks:read'],
-      ...['--description', 'Made by npm run webhooks -- listen; removed when it stops'],
-    ]);
-    made = app;
+    const app = await createClientFromCli(
+      db,
+      [
+        ...['--name', name, '--grant', 'client_credentials', '--scopes', 'webhooks:read'],
+        ...['--description', 'Made by npm run webhooks -- listen; removed when it stops'],
+      ],
+      carShare.id,
+    );
+    made = { Id: app.Id, carShareId: carShare.id };
     client = { id: app.ClientId, secret: app.ClientSecret };
   }
   const credentials = client;
   const cleanUp = async () => {
     await dispatcher.close();
-    if (db && made) await removeClientFromCli(db, made.Id).catch(() => undefined);
+    if (db && made) await removeClientFromCli(db, made.Id, made.carShareId).catch(() => undefined);
     await db?.close();
   };
   return new Promise<number>((done) => {

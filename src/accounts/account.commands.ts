@@ -2,6 +2,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { actorClass, roles as allRoles, isSelf, type Role } from '../access/actor.js';
+import { deleteOAuthRows } from '../access/revocation.js';
 import { recordEvent } from '../events/outbox.js';
 import type { CommandContext } from '../graphql/context.js';
 import { DomainError, fieldLabel, forbidden, notFound } from '../shared/errors.js';
@@ -200,14 +201,7 @@ export async function updateUserAccount(
  * reactivating the account later brings none of them back (CONTRACT §14), as for client applications.
  */
 async function revokeTokensOf(ctx: CommandContext, accountId: string): Promise<void> {
-  await ctx.em
-    .getConnection()
-    .execute(
-      'delete from oauth_model where account_id = ?',
-      [accountId],
-      'run',
-      ctx.em.getTransactionContext(),
-    );
+  await deleteOAuthRows(ctx.em, { accountId });
 }
 
 async function setStatus(ctx: CommandContext, id: string, status: AccountStatus): Promise<UserAccount> {

@@ -20,12 +20,17 @@ export async function countWrongPassword(
   accountId: string,
   now: Date,
 ): Promise<Date | undefined> {
-  const [row] = await em.getConnection().execute<{ locked_until_utc: Date | string | null }[]>(
-    `update user_account set
-       locked_until_utc = case when failed_sign_ins + 1 >= ? then ? else locked_until_utc end,
-       failed_sign_ins = case when failed_sign_ins + 1 >= ? then 0 else failed_sign_ins + 1 end
-     where id = ? returning locked_until_utc`,
-    [MAX_FAILED_SIGN_INS, new Date(now.getTime() + LOCK_MS), MAX_FAILED_SIGN_INS, accountId],
+  // A fork starts no transaction of the caller's; it keeps the caller's car share scope, in a short transaction.
+  const [row] = await em.fork().transactional((tem) =>
+    tem.getConnection().execute<{ locked_until_utc: Date | string | null }[]>(
+      `update user_account set
+         locked_until_utc = case when failed_sign_ins + 1 >= ? then ? else locked_until_utc end,
+         failed_sign_ins = case when failed_sign_ins + 1 >= ? then 0 else failed_sign_ins + 1 end
+       where id = ? returning locked_until_utc`,
+      [MAX_FAILED_SIGN_INS, new Date(now.getTime() + LOCK_MS), MAX_FAILED_SIGN_INS, accountId],
+      'all',
+      tem.getTransactionContext(),
+    ),
   );
   const until = row?.locked_until_utc ? new Date(row.locked_until_utc) : null;
   return until && until > now ? until : undefined;

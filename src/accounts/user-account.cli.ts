@@ -1,13 +1,19 @@
-// `npm run admin -- create-user ...` (CONTRACT §12): creates a user account, an operator with --ops.
+// `npm run admin -- create-user ...` (CONTRACT §12): creates a user account, an operator with --ops, in the car share
+// of `--car-share` (§22); and the first operator of a car share `create-car-share` makes.
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { changeFromCommandLine } from '../audit/command-line.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { commandLine } from '../access/actor.js';
+import { auditCommandLine, changeFromCommandLine } from '../audit/command-line.js';
+import { carShareOption } from '../carshares/car-share.cli.js';
 import type { Database } from '../db/database.js';
+import { carShareEm } from '../db/scope.js';
 import { systemClock } from '../shared/clock.js';
 import { type OptionNames, requireOptions } from '../shared/command-line.js';
 import { createUserAccount } from './account.commands.js';
 import { accountsModule } from './accounts.resolvers.js';
 
-export const createUserUsage = `npm run admin -- create-user --username U --password P [--ops]
+export const createUserUsage = `npm run admin -- create-user --username U --password P [--ops] [--car-share ID|URL]
                    [--first-name F] [--last-name L]   (default: from the username, ada.lovelace@… → Ada Lovelace)`;
 
 /** The option that feeds each field of the command, for its refusals (CONTRACT §27). */
@@ -47,6 +53,7 @@ export function createUserArgs(args: string[]) {
       'first-name': { type: 'string' },
       'last-name': { type: 'string' },
       ops: { type: 'boolean', default: false },
+      ...carShareOption,
     },
   });
   requireOptions(values, ['username', 'password']);
@@ -56,11 +63,12 @@ export function createUserArgs(args: string[]) {
 export async function createUserFromCli(
   db: Pick<Database, 'orm'>,
   args: string[],
+  carShareId: string,
 ): Promise<{ Id: string; Username: string; Roles: string[] }> {
   const values = createUserArgs(args);
   const derived = namesFromUsername(values.username ?? '');
   const account = await changeFromCommandLine(
-    db.orm.em,
+    carShareEm(db.orm, carShareId),
     systemClock,
     { action: 'createUserAccount', audit: accountsModule.audit },
     (ctx) =>
@@ -73,4 +81,28 @@ export async function createUserFromCli(
       }),
   );
   return { Id: account.id, Username: account.username, Roles: account.roles };
+}
+
+/**
+ * A new car share's first operator (roles user and ops), made on `em`, a transaction already in that car share's
+ * scope, and audited as the console's. Without a password one is generated, and returned only then.
+ */
+export async function createFirstOperator(
+  em: EntityManager,
+  operator: { username: string; password: string | undefined },
+): Promise<{ Id: string; Username: string; Password?: string }> {
+  const password = operator.password ?? randomBytes(18).toString('base64url');
+  const ctx = { em, actor: commandLine, clock: systemClock };
+  const account = await createUserAccount(ctx, {
+    username: operator.username,
+    password,
+    ...namesFromUsername(operator.username),
+    roles: ['user', 'ops'],
+  });
+  auditCommandLine(ctx, { action: 'createUserAccount', audit: accountsModule.audit }, account);
+  return {
+    Id: account.id,
+    Username: account.username,
+    ...(operator.password === undefined ? { Password: password } : {}),
+  };
 }

@@ -1,6 +1,8 @@
 // A person's account: credentials, roles and status. The profile holds what others may see.
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from '../access/actor.js';
+import { announceAccountChanged } from '../access/revocation.js';
 
 export const accountStatuses = ['Active', 'Suspended'] as const;
 export type AccountStatus = (typeof accountStatuses)[number];
@@ -21,6 +23,19 @@ export const UserAccountSchema = defineEntity({
     lockedUntilUtc: p.datetime().nullable(),
     createdDateUtc: p.datetime(),
     lastModifiedDateUtc: p.datetime(),
+  },
+  // Tokens are cached with their account's roles and status: a flush that changes either, or deletes the account,
+  // tells every instance's token cache in its own transaction (CONTRACT §25), whichever command changed it.
+  hooks: {
+    afterUpdate: [
+      ({ em, entity, changeSet }: EventArgs<{ id: string }>) =>
+        changeSet && ('status' in changeSet.payload || 'roles' in changeSet.payload)
+          ? announceAccountChanged(em as EntityManager, entity.id)
+          : undefined,
+    ],
+    afterDelete: [
+      ({ em, entity }: EventArgs<{ id: string }>) => announceAccountChanged(em as EntityManager, entity.id),
+    ],
   },
 });
 export class UserAccount extends UserAccountSchema.class {}

@@ -4,7 +4,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Car } from '../cars/car.entity.js';
-import { plainRows, runPrepared } from '../db/rows.js';
+import { plainRows, runPrepared, runSql } from '../db/rows.js';
 import { carUnavailable } from './booking.rules.js';
 import { occupyingStates, sqlStates } from './car-booking.entity.js';
 
@@ -44,7 +44,8 @@ export async function assertPeriodFree(
   end: Date,
   bookingId: string,
 ): Promise<void> {
-  const rows = await em.getConnection().execute<{ start_date_utc: Date; end_date_utc: Date }[]>(
+  const rows = await runSql<{ start_date_utc: Date; end_date_utc: Date }>(
+    em,
     `select start_date_utc, end_date_utc from (
        select start_date_utc, end_date_utc from car_booking
         where car_id = ? and state in (${sqlStates(occupyingStates)}) and id <> ? and start_date_utc < ? and end_date_utc > ?
@@ -53,8 +54,6 @@ export async function assertPeriodFree(
         where car_id = ? and start_date_utc < ? and end_date_utc > ?) taken
       order by start_date_utc limit 1`,
     [carId, bookingId, end, start, carId, end, start],
-    'all',
-    em.getTransactionContext(),
   );
   const c = rows[0];
   if (c) throw carUnavailable(new Date(c.start_date_utc), new Date(c.end_date_utc));
@@ -70,24 +69,43 @@ function pgTimestamp(s: string): Date | null {
 
 /**
  * Flushes a change that makes a booking occupy the car. Should a writer that skipped the row lock race past
- * the check, the exclusion constraint refuses it: its message names the existing period, which is the
- * conflict we report (the aborted transaction can answer no further query).
+ * the check, the exclusion constraint refuses it, and the period it met is the conflict we report.
  */
-export async function flushOccupying(em: EntityManager, start: Date, end: Date): Promise<void> {
+export async function flushOccupying(
+  em: EntityManager,
+  booking: { id: string; carId: string },
+  start: Date,
+  end: Date,
+): Promise<void> {
   try {
     await em.flush();
   } catch (e) {
-    throw asCarUnavailable(e, start, end);
+    throw await asCarUnavailable(e, em, { ...booking, start, end });
   }
 }
 
-/** An exclusion-constraint violation as CarUnavailable naming the existing period; anything else unchanged. */
-export function asCarUnavailable(e: unknown, start: Date, end: Date): unknown {
+/**
+ * An exclusion-constraint violation as CarUnavailable naming the existing period; anything else unchanged.
+ * PostgreSQL names the period in its message only to a role that no row-level security binds, so as the app role
+ * the period is read afresh: the aborted transaction can answer nothing, a new one of the same scope can (the
+ * booking met has committed, or the constraint would have waited for it).
+ */
+export async function asCarUnavailable(
+  e: unknown,
+  em: EntityManager,
+  b: { id: string; carId: string; start: Date; end: Date },
+): Promise<unknown> {
   const err = e as { code?: string; detail?: string };
   if (err.code !== '23P01') return e;
   const periods = [...String(err.detail ?? '').matchAll(/\["([^"]+)","([^"]+)"\)/g)];
   const last = periods.at(-1);
   const from = last ? pgTimestamp(last[1]!) : null;
   const to = last ? pgTimestamp(last[2]!) : null;
-  return carUnavailable(from ?? start, to ?? end);
+  if (from && to) return carUnavailable(from, to);
+  try {
+    await assertPeriodFree(em.fork(), b.carId, b.start, b.end, b.id);
+  } catch (conflict) {
+    return conflict;
+  }
+  return carUnavailable(b.start, b.end);
 }

@@ -116,8 +116,8 @@ export async function requestBooking(
         occurred: ev.occurredDateUtc,
         requestId: ev.requestId,
       },
-    }).catch((e) => {
-      throw asCarUnavailable(e, start, end);
+    }).catch(async (e) => {
+      throw await asCarUnavailable(e, ctx.em, { id: values.id, carId: car.id, start, end });
     });
     // The refusals in the order of CONTRACT §6.
     if (!out.borrowerVerified)

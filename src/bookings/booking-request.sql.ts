@@ -2,6 +2,7 @@
 // (taken by the statement before it, so this one's snapshot sees everything committed before the lock).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runPrepared } from '../db/rows.js';
+import { announceOutboxEvents } from '../events/outbox.announce.js';
 import { requiredKinds } from '../verifications/verification.entity.js';
 import { occupyingStates, sqlStates } from './car-booking.entity.js';
 
@@ -113,6 +114,7 @@ export async function checkAndInsert(em: EntityManager, r: RequestRow): Promise<
     car_bookable: boolean;
     conflict_start: Date | null;
     conflict_end: Date | null;
+    events: number;
     written: Record<string, unknown> | null;
     embeds: [Row[], Row[], Row[]] | null;
   }>(em, SQL, [
@@ -128,6 +130,8 @@ export async function checkAndInsert(em: EntityManager, r: RequestRow): Promise<
   ]);
   if (!row)
     return { borrowerVerified: false, carBookable: false, conflict: null, written: null, embeds: null };
+  // The outbox row written here wakes the relays as the ORM's do, in this transaction (events/outbox.announce.ts).
+  if (row.events > 0) await announceOutboxEvents(em);
   return {
     borrowerVerified: row.borrower_verified,
     carBookable: row.car_bookable,

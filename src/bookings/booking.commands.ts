@@ -38,7 +38,7 @@ export async function approveBooking(ctx: BookingContext, policy: BookingPolicy,
   await lockCarRow(ctx.em, b.carId);
   await assertPeriodFree(ctx.em, b.carId, b.startDateUtc, b.endDateUtc, b.id);
   moveTo(b, 'Approved', now);
-  await flushOccupying(ctx.em, b.startDateUtc, b.endDateUtc);
+  await flushOccupying(ctx.em, b, b.startDateUtc, b.endDateUtc);
   recordBookingEvent(ctx, 'carbooking_approve', b);
   return b;
 }
@@ -108,7 +108,7 @@ export async function extendBooking(ctx: BookingContext, id: string, endDateUtc:
   await assertPeriodFree(ctx.em, b.carId, b.startDateUtc, end, b.id);
   b.endDateUtc = end;
   b.lastModifiedDateUtc = now;
-  await flushOccupying(ctx.em, b.startDateUtc, end);
+  await flushOccupying(ctx.em, b, b.startDateUtc, end);
   recordBookingEvent(ctx, 'carbooking_extend', b);
   return b;
 }

@@ -4,7 +4,7 @@
 // instance. The default car share's `baseUrl` in a process is its PUBLIC_URL.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
-import { deploymentEm } from '../db/scope.js';
+import { deploymentSql } from '../db/scope.js';
 import { type CarShare, type CarShareLimits, type CarShareStatus, hostKey, issuerOf } from './car-share.js';
 
 /** The channel a change to a car share is announced on; the payload is its Id. */
@@ -18,7 +18,7 @@ export interface CarShareRegistry {
   all(): CarShare[];
   /** Reads every car share again (after a NOTIFY, or a reconnect that may have missed some). */
   refresh(): Promise<void>;
-  /** Told the Id of each car share that changed or went away after a refresh. */
+  /** Told the Id of each car share that was added, changed or went away, after a refresh. */
   onChange(fn: (id: string) => void): void;
 }
 
@@ -49,7 +49,7 @@ function fromRow(r: CarShareRow, publicUrl: string): CarShare {
 }
 
 export async function loadCarShares(orm: Orm, publicUrl: string): Promise<CarShare[]> {
-  const rows = await deploymentEm(orm).getConnection().execute<CarShareRow[]>(SELECT);
+  const rows = await deploymentSql<CarShareRow>(orm, SELECT);
   return rows.map((r) => fromRow(r, publicUrl));
 }
 
@@ -64,10 +64,11 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     byId = new Map(list.map((c) => [c.id, c]));
     dflt = list.find((c) => c.isDefault);
     if (!dflt) throw new Error('no default car share: the database was not migrated');
-    for (const [id, old] of before) {
-      const now = byId.get(id);
-      if (!now || JSON.stringify(now) !== JSON.stringify(old)) for (const fn of listeners) fn(id);
-    }
+    const changed = [...before.keys(), ...byId.keys()].filter(
+      (id, i, all) =>
+        all.indexOf(id) === i && JSON.stringify(before.get(id)) !== JSON.stringify(byId.get(id)),
+    );
+    for (const id of changed) for (const fn of listeners) fn(id);
   };
   let loading: Promise<void> | undefined;
   const refresh = (): Promise<void> => {

@@ -1,18 +1,21 @@
-// `npm run admin -- create-client ...` (CONTRACT §12): creates a client application and prints its secret once.
+// `npm run admin -- create-client ...` (CONTRACT §12): creates a client application in the car share of
+// `--car-share` (§22) and prints its secret once, with the next step at that car share's address.
 import { parseArgs } from 'node:util';
 import { apiScopes, scopes } from '../access/actor.js';
 import { changeFromCommandLine } from '../audit/command-line.js';
+import { carShareOption } from '../carshares/car-share.cli.js';
+import { issuerOf } from '../carshares/car-share.js';
 import type { Database } from '../db/database.js';
+import { carShareEm } from '../db/scope.js';
 import { systemClock } from '../shared/clock.js';
 import { type OptionNames, requireOptions } from '../shared/command-line.js';
 import { trimEnd } from '../shared/trim.js';
 import { Check } from '../shared/validation.js';
-import { selfSignedCertPath } from '../tls.js';
 import { createClientApplication, deleteClientApplication } from './client-application.commands.js';
 import { clientappsModule } from './clientapps.resolvers.js';
 
 export const createClientUsage = `npm run admin -- create-client --name N --grant client_credentials|authorization_code [--grant ...]
-                   --scopes "a b" [--redirect-uri URI ...] [--refresh] [--description D]`;
+                   --scopes "a b" [--redirect-uri URI ...] [--refresh] [--description D] [--car-share ID|URL]`;
 
 /** The option that feeds each field of the command, for its refusals (CONTRACT §27). */
 export const createClientOptions: OptionNames = {
@@ -35,6 +38,7 @@ export function createClientArgs(args: string[]) {
       scopes: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       refresh: { type: 'boolean', default: false },
+      ...carShareOption,
     },
   });
   // An application without scopes can do nothing; the command line says so before anything is written.
@@ -45,6 +49,7 @@ export function createClientArgs(args: string[]) {
 export async function createClientFromCli(
   db: Pick<Database, 'orm'>,
   args: string[],
+  carShareId: string,
 ): Promise<{ Id: string; ClientId: string; ClientSecret: string }> {
   const values = createClientArgs(args);
   const allowedScopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean);
@@ -53,7 +58,7 @@ export async function createClientFromCli(
       .add('NotEmpty', 'allowedScopes', 'AllowedScopes must name at least one scope', { Allowed: scopes })
       .throwIfAny();
   const app = await changeFromCommandLine(
-    db.orm.em,
+    carShareEm(db.orm, carShareId),
     systemClock,
     { action: 'createClientApplication', audit: clientappsModule.audit },
     (ctx) =>
@@ -82,10 +87,11 @@ export function nextStep(
   const scope = app.scopes.filter((s) => (apiScopes as readonly string[]).includes(s)).join(' ');
   const curl = site.caFile ? `curl --cacert '${site.caFile}'` : 'curl';
   const base = trimEnd(site.publicUrl, '/');
+  const issuer = `Its authorization server (issuer): ${issuerOf(base)}\n`;
   if (!grants.includes('client_credentials'))
-    return `\nThe client secret above is shown only once. How users sign in through this app: ${base}/docs (Authentication).\n`;
+    return `\nThe client secret above is shown only once. How users sign in through this app: ${base}/docs (Authentication).\n${issuer}`;
   return (
-    '\nThe client secret above is shown only once. Next, ask for a token:\n\n' +
+    `\nThe client secret above is shown only once. ${issuer}Next, ask for a token:\n\n` +
     `  ${curl} -u '${created.ClientId}:${created.ClientSecret}' -d grant_type=client_credentials` +
     `${scope ? ` -d scope='${scope}'` : ''} ${base}/api/oauth/token\n\n` +
     'then call the API with the access_token it returns:\n\n' +
@@ -94,11 +100,11 @@ export function nextStep(
   );
 }
 
-/** `nextStep` for the arguments `create-client` was given, against the configured service. */
+/** `nextStep` for the arguments `create-client` was given, at the car share's address. */
 export function clientNextStep(
   result: unknown,
   args: string[],
-  config: { PUBLIC_URL: string; DATA_DIR: string; TLS_CERT?: string | undefined },
+  site: { publicUrl: string; caFile?: string | undefined },
 ): string {
   const { values } = parseArgs({
     args,
@@ -107,20 +113,17 @@ export function clientNextStep(
   });
   const grants = (values.grant ?? []).filter((g): g is string => typeof g === 'string');
   const scopes = typeof values.scopes === 'string' ? values.scopes.split(/[\s,]+/).filter(Boolean) : [];
-  return nextStep(
-    result as { ClientId: string; ClientSecret: string },
-    { grants, scopes },
-    {
-      publicUrl: config.PUBLIC_URL,
-      caFile: config.TLS_CERT ? undefined : selfSignedCertPath(config.DATA_DIR),
-    },
-  );
+  return nextStep(result as { ClientId: string; ClientSecret: string }, { grants, scopes }, site);
 }
 
 /** Removes an application the command line made for itself (`npm run webhooks -- listen`), revoking its tokens. */
-export async function removeClientFromCli(db: Pick<Database, 'orm'>, id: string): Promise<void> {
+export async function removeClientFromCli(
+  db: Pick<Database, 'orm'>,
+  id: string,
+  carShareId: string,
+): Promise<void> {
   await changeFromCommandLine(
-    db.orm.em,
+    carShareEm(db.orm, carShareId),
     systemClock,
     { action: 'deleteClientApplication', audit: clientappsModule.audit, args: { id } },
     (ctx) => deleteClientApplication(ctx, id),

@@ -1,7 +1,8 @@
 // The business verbs of client applications (ops only): create, update, rotate the secret, suspend, reactivate,
 // delete. Suspending and deleting revoke every token, grant and remembered consent of the app in the same
-// transaction; the database then tells every instance to drop what it cached.
+// transaction, which tells every instance to drop what it cached when it commits (src/access/revocation.ts).
 import { scopes } from '../access/actor.js';
+import { deleteOAuthRows } from '../access/revocation.js';
 import { isScope } from '../access/scope.catalogue.js';
 import type { CommandContext } from '../graphql/context.js';
 import { forbidden, notFound } from '../shared/errors.js';
@@ -102,7 +103,7 @@ export async function updateClientApplication(
 async function revokeEverything(ctx: CommandContext, app: ClientApplication): Promise<void> {
   const conn = ctx.em.getConnection();
   const tx = ctx.em.getTransactionContext();
-  await conn.execute('delete from oauth_model where client_id = ?', [app.clientId], 'run', tx);
+  await deleteOAuthRows(ctx.em, { clientId: app.clientId });
   await conn.execute('delete from oauth_consent where client_application_id = ?', [app.id], 'run', tx);
 }
 

@@ -1,6 +1,8 @@
 // A client application: an OAuth client of the authorization server (CONTRACT §5). Its secret is kept only as a hash.
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from '../access/actor.js';
+import { announceClientChanged } from '../access/revocation.js';
 
 export const clientApplicationStatuses = ['Active', 'Suspended'] as const;
 export type ClientApplicationStatus = (typeof clientApplicationStatuses)[number];
@@ -29,6 +31,23 @@ export const ClientApplicationSchema = defineEntity({
     lastUsedDateUtc: p.datetime().nullable(),
     createdDateUtc: p.datetime(),
     lastModifiedDateUtc: p.datetime(),
+  },
+  // Tokens are cached with their app: a flush that changes its status or client id, or deletes it, tells every
+  // instance's token cache (by the client id it had) in its own transaction (CONTRACT §25).
+  hooks: {
+    afterUpdate: [
+      ({ em, entity, changeSet }: EventArgs<{ clientId: string }>) =>
+        changeSet && ('status' in changeSet.payload || 'clientId' in changeSet.payload)
+          ? announceClientChanged(
+              em as EntityManager,
+              (changeSet.originalEntity?.clientId as string | undefined) ?? entity.clientId,
+            )
+          : undefined,
+    ],
+    afterDelete: [
+      ({ em, entity }: EventArgs<{ clientId: string }>) =>
+        announceClientChanged(em as EntityManager, entity.clientId),
+    ],
   },
 });
 export class ClientApplication extends ClientApplicationSchema.class {}

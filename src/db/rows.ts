@@ -22,6 +22,9 @@ function mapperFor(em: EntityManager, meta: EntityMetadata): Mapper {
   const booleans = meta.props.filter((p) => !p.customType && p.runtimeType === 'boolean');
   const mapper: Mapper = (row) => {
     const data = comparator.mapResult(meta, row) as Row;
+    // `select *` brings the car share's column, which no entity maps (the scope is the request's, not a field):
+    // the mapper passes unmapped columns through. It is the row's last column, so deleting it keeps the shape fast.
+    if (data.car_share_id !== undefined) delete data.car_share_id;
     for (const p of custom) {
       const v = data[p.name];
       if (v !== null && v !== undefined) data[p.name] = p.customType!.convertToJSValue(v, platform);
@@ -107,8 +110,7 @@ export async function runRead<R>(em: EntityManager, given: string, params: reado
   const connection = em.getConnection();
   if (trx) return connection.execute<R[]>(given, [...params], 'all', trx);
   // A car share's read runs in a transaction of its scope (src/db/scope.ts), prepared there too.
-  if (em.getSessionContext())
-    return em.transactional((tem) => runPrepared<R>(tem as EntityManager, given, params));
+  if (em.getSessionContext()) return scopedRead<R>(em, given, params);
   // The statement hook (tests count statements with it) sees every read, as it does MikroORM's own, and what it
   // hands back runs, as with MikroORM's (src/db/orm.ts).
   const sql = em.config.get('onQuery')?.(given, [...params]) ?? given;
@@ -169,8 +171,39 @@ interface PreparedExecutor {
   }): Promise<{ rows: unknown[] }>;
 }
 
+/** A read of a scoped EntityManager outside a transaction: in a short one of its scope, prepared when it can be. */
+async function scopedRead<R>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<R[]> {
+  const plain = () =>
+    em.transactional((tem) =>
+      tem.getConnection().execute<R[]>(sql, [...params], 'all', tem.getTransactionContext()),
+    );
+  const { name } = statement(sql);
+  if (params.length > PREPARED_MAX || unprepared.has(name)) return plain();
+  try {
+    return await em.transactional((tem) => runPrepared<R>(tem as EntityManager, sql, params));
+  } catch (err) {
+    // As on the pool (runRead): a migration changed the table under a prepared `select *`.
+    if ((err as { code?: string }).code !== '0A000') throw err;
+    unprepared.add(name);
+    return plain();
+  }
+}
+
 /** Statements that stopped being preparable while the process ran. */
 const unprepared = new Set<string>();
 
 /** `?, ?, ?` for an `in (…)` list of `n` values. */
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/**
+ * Any statement (`?` placeholders) in the EntityManager's transaction, or, for one scoped to a car share and in
+ * none, in a short transaction of its scope (src/db/scope.ts): MikroORM wraps its own statements so, not a raw
+ * `getConnection().execute`, which would run as the DATABASE_URL user. Returns the rows (or none).
+ */
+export function runSql<R>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<R[]> {
+  const trx = em.getTransactionContext();
+  if (trx || !em.getSessionContext()) return em.getConnection().execute<R[]>(sql, [...params], 'all', trx);
+  return em.transactional((tem) =>
+    tem.getConnection().execute<R[]>(sql, [...params], 'all', tem.getTransactionContext()),
+  );
+}

@@ -45,15 +45,13 @@ export async function searchRows<Row extends object>(
     : `${q.table} ${where}`;
   const outer = page.distinct ? '' : computed;
   const sql = `select *${outer}, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
-  const conn = em.getConnection();
-  const ctx = em.getTransactionContext();
   const rows = await runRead<Row & { __total: string }>(em, sql, [...q.params, page.limit, page.offset]);
   let total = rows.length > 0 ? Number(rows[0]!.__total) : 0;
   if (rows.length === 0 && page.offset > 0) {
     const countSql = page.distinct
       ? `select count(distinct ${col(page.distinct)}) as n from ${q.table} ${where}`
       : `select count(*) as n from ${q.table} ${where}`;
-    const [r] = await conn.execute<{ n: string }[]>(countSql, q.params, 'all', ctx);
+    const [r] = await runRead<{ n: string }>(em, countSql, q.params);
     total = Number(r?.n ?? 0);
   }
   for (const r of rows) delete (r as { __total?: string }).__total;

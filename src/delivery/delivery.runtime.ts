@@ -1,10 +1,11 @@
 // Starts and stops an instance's webhook delivery: the worker, the LISTEN connection that wakes it and keeps the
 // target cache current, and the 30-day retention sweep. (Events become deliveries in the outbox relay, which runs
-// whether or not this does: src/events/relay.ts.)
+// whether or not this does: src/events/relay.ts.) Every step on a car share's rows runs in its scope.
 import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
+import { carShareEm } from '../db/scope.js';
 import { type Listener, listenForWork } from '../events/listen.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
@@ -12,7 +13,8 @@ import type { Logger } from '../shared/log.js';
 import { DELIVERY_CHANNEL } from '../webhooks/fanout.js';
 import { decryptSecret, loadDataKey } from '../webhooks/secret.js';
 import { guardedConnector, type Lookup } from '../webhooks/target-guard.js';
-import { deleteFinishedBefore } from './delivery.store.js';
+import { scopeOf } from '../webhooks/webhook.scope.js';
+import { carSharesWithFinishedBefore, deleteFinishedBefore } from './delivery.store.js';
 import { DeliveryWorker } from './delivery.worker.js';
 import { SUBSCRIPTION_CHANNEL, TargetCache } from './target.cache.js';
 import { webhookMetrics } from './webhook.metrics.js';
@@ -26,8 +28,10 @@ const STOP_GRACE_MS = 15_000;
  */
 export const CONCURRENCY = 32;
 export const UNRECORDED_LIMIT = 4 * CONCURRENCY;
-/** Connections at once to one receiver's origin: as many as attempts, so none waits for a connection past its deadline. */
-const CONNECTIONS_PER_HOST = CONCURRENCY;
+/** Slots beyond CONCURRENCY for a car share with nothing in flight (src/delivery/delivery.worker.ts). */
+const reserveOf = (concurrency: number): number => Math.max(1, Math.floor(concurrency / 8));
+/** Data keys kept (one per car share delivering): 32 bytes each. */
+const MAX_DATA_KEYS = 10_000;
 
 export interface DeliveryOptions {
   orm: Orm;
@@ -40,6 +44,8 @@ export interface DeliveryOptions {
   timeoutMs: number;
   allowPrivateTargets: boolean;
   concurrency?: number;
+  /** Connections at once to one receiver's origin; default as many as attempts (the reserve included), so none
+   * waits for a connection past its deadline, and a car share's first delivery is not queued behind another's. */
   connectionsPerHost?: number;
   pollMs?: number;
   leaseMs?: number;
@@ -50,8 +56,11 @@ export interface DeliveryOptions {
   /** DNS lookup used by the guard (tests inject one that answers loopback). */
   lookup?: Lookup;
   random?: () => number;
-  /** Told once outcomes are written: cached answers showing deliveries and subscriptions go stale (src/app.ts). */
-  changed?: (() => Promise<void>) | undefined;
+  /**
+   * Told once outcomes of a car share's deliveries are written: its cached answers showing deliveries and
+   * subscriptions go stale (src/app.ts).
+   */
+  changed?: ((carShareId: string) => Promise<void>) | undefined;
 }
 
 export interface DeliveryRuntime {
@@ -79,12 +88,26 @@ export function userAgent(): string {
 
 export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime> {
   const { orm, clock, log } = o;
-  const key = await loadDataKey(orm.em.fork());
   const pollMs = o.pollMs ?? 1000;
+  const concurrency = o.concurrency ?? CONCURRENCY;
+  const reserve = reserveOf(concurrency);
+  // Each car share's secrets are encrypted with its own data key, read (or made) on its first delivery here.
+  const keys = new Map<string, Promise<Buffer>>();
+  const dataKey = (em: Parameters<typeof loadDataKey>[0]): Promise<Buffer> => {
+    const id = scopeOf(em);
+    let key = keys.get(id);
+    if (!key) {
+      if (keys.size >= MAX_DATA_KEYS) keys.clear();
+      key = loadDataKey(em);
+      key.catch(() => keys.delete(id));
+      keys.set(id, key);
+    }
+    return key;
+  };
   const dispatcher = new Agent({
     // A bounded pool per target origin: a slow receiver holds at most these connections; its other deliveries
     // wait their turn (within their deadline) instead of opening more.
-    connections: o.connectionsPerHost ?? o.concurrency ?? CONNECTIONS_PER_HOST,
+    connections: o.connectionsPerHost ?? concurrency + reserve,
     connect: guardedConnector({
       allowPrivate: o.allowPrivateTargets,
       lookup: o.lookup,
@@ -95,7 +118,10 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
   // The listener is created below, once the worker it wakes exists; the cache asks it for its barrier.
   let listener: Listener | undefined;
   const targets = new TargetCache(
-    (blob, id) => decryptSecret(key, blob, id),
+    async (em) => {
+      const key = await dataKey(em);
+      return (blob, id) => decryptSecret(key, blob, id);
+    },
     () => (listener ? listener.sync() : Promise.reject(new Error('not listening'))),
   );
   const worker = new DeliveryWorker({
@@ -107,7 +133,8 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
     targets,
     timeoutMs: o.timeoutMs,
     allowPrivate: o.allowPrivateTargets,
-    concurrency: o.concurrency ?? CONCURRENCY,
+    concurrency,
+    reserve,
     leaseMs: o.leaseMs ?? 2 * o.timeoutMs + 5000,
     failingWindowMs: o.failingWindowMs ?? 5 * DAY_MS,
     pollMs,
@@ -117,7 +144,7 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
   });
   const retentionMs = o.retentionMs ?? 30 * DAY_MS;
   const sweep = setInterval(() => {
-    deleteFinishedBefore(orm.em.fork(), new Date(clock.now().getTime() - retentionMs)).catch((err) =>
+    purgeFinished(orm, new Date(clock.now().getTime() - retentionMs)).catch((err) =>
       log.warn({ err }, 'webhook retention sweep failed'),
     );
   }, 3600_000);
@@ -145,4 +172,23 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
       await dispatcher.destroy();
     },
   };
+}
+
+/**
+ * Retention: each car share's finished deliveries older than `before`, deleted in its scope a batch at a time, the
+ * car shares taken in turn (one batch each per round) so none waits on another's backlog.
+ */
+export async function purgeFinished(orm: Orm, before: Date, batch = 1000): Promise<number> {
+  let total = 0;
+  let round = await carSharesWithFinishedBefore(orm, before);
+  while (round.length > 0) {
+    const next: string[] = [];
+    for (const id of round) {
+      const n = await deleteFinishedBefore(carShareEm(orm, id), before, batch);
+      total += n;
+      if (n === batch) next.push(id);
+    }
+    round = next;
+  }
+  return total;
 }

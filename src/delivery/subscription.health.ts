@@ -58,9 +58,12 @@ export const HEALTH_SET = `"consecutive_failures" = case when h."reset" then 0 e
     "last_success_date_utc" = coalesce(h."lastSuccess", s."last_success_date_utc"),
     "last_failure_date_utc" = coalesce(h."lastFailure", s."last_failure_date_utc")`;
 
-/** One statement for the batch; answers each subscription's failing streak start and whether it is active. */
+/**
+ * One statement for the batch (parameters: the changes as JSON, the car share's id); answers each subscription's
+ * failing streak start and whether it is active.
+ */
 export const HEALTH_SQL = `update "webhook_subscription" s set ${HEALTH_SET}
   from jsonb_to_recordset(?::jsonb) as h("id" uuid, "reset" boolean, "failures" int, "failingSince" timestamptz,
     "lastSuccess" timestamptz, "lastFailure" timestamptz)
-  where s."id" = h."id"
+  where s."car_share_id" = ? and s."id" = h."id"
   returning s."id", s."failing_since_date_utc", s."is_active"`;

@@ -1,11 +1,14 @@
 // The delivery workers' cache of subscription targets (URL, decrypted secrets, status), so a batch of
-// deliveries costs no subscription reads. A trigger NOTIFYs every change of those columns
-// (carshare_webhook_subscription); before cached entries are used, a round-trip on the listening connection
-// makes sure every change committed earlier has been heard, as the token cache does. While the announcements
-// cannot be heard, nothing is cached.
+// deliveries costs no subscription reads. Every change of those columns is announced in its transaction
+// (carshare_webhook_subscription, webhooks/subscription.announce.ts); before cached entries are used, a round-trip
+// on the listening connection makes sure every change committed earlier has been heard, as the token cache does.
+// While the announcements cannot be heard, nothing is cached.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runSql } from '../db/rows.js';
+import { scopeOf } from '../webhooks/webhook.scope.js';
 
-export const SUBSCRIPTION_CHANNEL = 'carshare_webhook_subscription';
+export { SUBSCRIPTION_CHANNEL } from '../webhooks/subscription.announce.js';
+
 const MAX_ENTRIES = 10_000;
 
 export interface Target {
@@ -34,7 +37,8 @@ interface Row {
   deleted_date_utc: Date | null;
 }
 
-export type Decrypt = (blob: string, subscriptionId: string) => string;
+/** The decryption of the secrets of the car share `em` is scoped to (its own data key). */
+export type Decrypt = (em: EntityManager) => Promise<(blob: string, subscriptionId: string) => string>;
 
 function targetOf(e: Entry, nowMs: number): Target {
   const secrets = e.secret ? [e.secret] : [];
@@ -42,6 +46,7 @@ function targetOf(e: Entry, nowMs: number): Target {
   return { url: e.url, secrets, isActive: e.isActive, deleted: e.deleted };
 }
 
+/** Entries are keyed by subscription Id (unique across the deployment); each is read in its car share's scope. */
 export class TargetCache {
   readonly #entries = new Map<string, Entry>();
   readonly #decrypt: Decrypt;
@@ -68,7 +73,10 @@ export class TargetCache {
     return e && targetOf(e, now.getTime());
   }
 
-  /** The targets of these subscriptions (absent: no such subscription), reading only those not cached. */
+  /**
+   * The targets of these subscriptions of the car share `em` is scoped to (absent: no such subscription there),
+   * reading only those not cached.
+   */
   async get(em: EntityManager, ids: readonly string[], now: Date): Promise<Map<string, Target>> {
     const unique = [...new Set(ids)];
     let cacheable = true;
@@ -81,15 +89,16 @@ export class TargetCache {
     const out = new Map<string, Target>();
     const missing = unique.filter((id) => !this.#entries.has(id));
     const rows = missing.length > 0 ? await this.#load(em, missing) : [];
+    const decrypt = rows.length > 0 ? await this.#decrypt(em) : () => '';
     const keep = cacheable && generation === this.#generation;
     for (const r of rows) {
       const e: Entry = {
         url: r.url,
-        secret: r.secret ? this.#decrypt(r.secret, r.id) : null,
+        secret: r.secret ? decrypt(r.secret, r.id) : null,
         previous:
           r.previous_secret && r.previous_secret_expires_date_utc
             ? {
-                secret: this.#decrypt(r.previous_secret, r.id),
+                secret: decrypt(r.previous_secret, r.id),
                 untilMs: new Date(r.previous_secret_expires_date_utc).getTime(),
               }
             : null,
@@ -115,11 +124,12 @@ export class TargetCache {
   }
 
   #load(em: EntityManager, ids: string[]): Promise<Row[]> {
-    return em.getConnection().execute<Row[]>(
+    return runSql<Row>(
+      em,
       `select "id", "url", "secret", "previous_secret", "previous_secret_expires_date_utc", "is_active",
         "deleted_date_utc" from "webhook_subscription"
-        where "id" in (select jsonb_array_elements_text(?::jsonb)::uuid)`,
-      [JSON.stringify(ids)],
+        where "car_share_id" = ? and "id" in (select jsonb_array_elements_text(?::jsonb)::uuid)`,
+      [scopeOf(em), JSON.stringify(ids)],
     );
   }
 }

@@ -1,6 +1,7 @@
 // The webhook machinery on /metrics: what this instance's worker made of each delivery it handled, and the queue
 // all instances draw from (due now, waiting for a later retry, events not yet fanned out).
 import type { Orm } from '../db/orm.js';
+import { deploymentSql } from '../db/scope.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -30,8 +31,10 @@ export function webhookMetrics(
   );
   // Every outcome is exported from the start, so rates and alerts work before the first one happens.
   for (const outcome of deliveryOutcomes) handled.inc({ outcome }, 0);
+  // Deployment work (src/db/scope.ts): counts across every car share, as the DATABASE_URL user. Only the totals
+  // leave here, on the operator's /metrics, which names no car share (CONTRACT §19); never a car share's rows.
   const count = async (sql: string, params: unknown[] = []): Promise<number> => {
-    const [row] = await orm.em.fork().getConnection().execute<{ n: string }[]>(sql, params);
+    const [row] = await deploymentSql<{ n: string }>(orm, sql, params);
     return Number(row?.n ?? 0);
   };
   metrics.gauge('webhook_queue_depth', 'Pending webhook deliveries due now, across all instances', () =>

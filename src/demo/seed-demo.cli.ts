@@ -1,13 +1,15 @@
-// `npm run admin -- seed-demo` (CONTRACT §27): fills the car share with the sample network in one transaction,
-// once. A second run finds the borrower's account, adds nothing and prints what it can still show (no password,
-// no secret); the advisory lock makes two runs at once one after the other.
+// `npm run admin -- seed-demo [--car-share ID|URL]` (CONTRACT §27): fills the car share with the sample network in
+// one transaction of its scope, once. A second run finds the borrower's account, adds nothing and prints what it can
+// still show (no password, no secret); the advisory lock makes two runs at once in one car share one after the other.
 import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UserAccount } from '../accounts/user-account.entity.js';
 import { bookingPolicy } from '../bookings/booking.policy.js';
 import { Car } from '../cars/car.entity.js';
+import { carShareOption } from '../carshares/car-share.cli.js';
 import { ClientApplication } from '../clientapps/client-application.entity.js';
 import type { Database } from '../db/database.js';
+import { inCarShare } from '../db/scope.js';
 import { systemClock } from '../shared/clock.js';
 import { borrower, cars, carToBook, demoApplication, owners } from './demo-network.data.js';
 import { Seeder } from './seed.context.js';
@@ -15,7 +17,7 @@ import { type DemoView, nextSteps, type Site } from './seed-demo.next-steps.js';
 import { seedHistory } from './seed-history.js';
 import { seedApplication, seedCars, seedPerson } from './seed-network.js';
 
-export const seedDemoUsage = 'npm run admin -- seed-demo';
+export const seedDemoUsage = 'npm run admin -- seed-demo [--car-share ID|URL]';
 
 export interface SeedDemoOutput {
   Accounts: { Username: string; Password?: string; Roles: string[] }[];
@@ -25,12 +27,12 @@ export interface SeedDemoOutput {
 
 const usernames = [...owners, borrower].map((p) => p.username);
 
-async function lockSeeding(em: EntityManager): Promise<void> {
+async function lockSeeding(em: EntityManager, carShareId: string): Promise<void> {
   await em
     .getConnection()
     .execute(
-      `select pg_advisory_xact_lock(hashtext('carshare:seed-demo'))`,
-      [],
+      `select pg_advisory_xact_lock(hashtext('carshare:seed-demo:' || ?))`,
+      [carShareId],
       'all',
       em.getTransactionContext(),
     );
@@ -78,22 +80,23 @@ async function seed(em: EntityManager, leadMinutes: number): Promise<DemoView> {
   };
 }
 
-/** No options yet: `--car-share` waits for car shares (CONTRACT §19) and is refused as unknown until then. */
+/** One option: the car share to fill (admin.ts reads it; the default car share without it). */
 export function seedDemoArgs(args: string[]): void {
-  parseArgs({ args, options: {} });
+  parseArgs({ args, options: { ...carShareOption } });
 }
 
 export async function seedDemoFromCli(
   db: Pick<Database, 'orm'>,
   args: string[],
   site: Site & { bookingLeadMinutes: number },
+  carShareId: string,
 ): Promise<{ out: SeedDemoOutput; next: string }> {
   seedDemoArgs(args);
-  const { view, fresh } = await db.orm.em.fork().transactional(async (em) => {
-    await lockSeeding(em as EntityManager);
-    const earlier = await earlierRun(em as EntityManager);
+  const { view, fresh } = await inCarShare(db.orm, carShareId, async (em) => {
+    await lockSeeding(em, carShareId);
+    const earlier = await earlierRun(em);
     if (earlier) return { view: earlier, fresh: false };
-    return { view: await seed(em as EntityManager, site.bookingLeadMinutes), fresh: true };
+    return { view: await seed(em, site.bookingLeadMinutes), fresh: true };
   });
   return {
     out: {

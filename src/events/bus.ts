@@ -1,5 +1,6 @@
 // Committed events for live listeners (GraphQL subscriptions): in-process, or through Redis when REDIS_URL is
-// set so every instance hears every event. Events are published once, after the outbox row has committed.
+// set so every instance hears every event. Events are published once, after the outbox row has committed. A
+// listener hears one car share's events only (CONTRACT §20): each car share has its own channel.
 import { EventEmitter, on } from 'node:events';
 import type { Redis } from 'ioredis';
 import { globLiteral, type RedisKeys } from '../http/redis-keys.js';
@@ -7,6 +8,8 @@ import type { Logger } from '../shared/log.js';
 
 export interface BusEvent {
   id: string;
+  /** The car share whose outbox row it is: only that car share's listeners hear it. */
+  carShareId: string;
   name: string;
   /** Exactly the webhook body. */
   payload: Record<string, unknown>;
@@ -17,16 +20,23 @@ export interface BusEvent {
 
 export interface EventBus {
   publish(e: BusEvent): Promise<void>;
-  /** Events published from now on; `return()` on the iterator stops listening. */
-  subscribe(): AsyncIterableIterator<BusEvent>;
+  /** One car share's events published from now on; `return()` on the iterator stops listening. */
+  subscribe(carShareId: string): AsyncIterableIterator<BusEvent>;
   close(): Promise<void>;
 }
 
-function emitterBus(): { emitter: EventEmitter; subscribe: () => AsyncIterableIterator<BusEvent> } {
+/** The emitter's event for one car share's events. */
+const topic = (carShareId: string): string => `event:${carShareId}`;
+
+function emitterBus(): {
+  emit: (e: BusEvent) => void;
+  emitter: EventEmitter;
+  subscribe: (carShareId: string) => AsyncIterableIterator<BusEvent>;
+} {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
-  const subscribe = (): AsyncIterableIterator<BusEvent> => {
-    const inner = on(emitter, 'event', { close: ['close'] });
+  const subscribe = (carShareId: string): AsyncIterableIterator<BusEvent> => {
+    const inner = on(emitter, topic(carShareId), { close: ['close'] });
     const it: AsyncIterableIterator<BusEvent> = {
       next: async () => {
         const r = await inner.next();
@@ -42,14 +52,14 @@ function emitterBus(): { emitter: EventEmitter; subscribe: () => AsyncIterableIt
     };
     return it;
   };
-  return { emitter, subscribe };
+  return { emit: (e) => emitter.emit(topic(e.carShareId), e), emitter, subscribe };
 }
 
 export function localBus(): EventBus {
-  const { emitter, subscribe } = emitterBus();
+  const { emit, emitter, subscribe } = emitterBus();
   return {
     async publish(e) {
-      emitter.emit('event', e);
+      emit(e);
     },
     subscribe,
     async close() {
@@ -58,28 +68,18 @@ export function localBus(): EventBus {
   };
 }
 
-/** The car share an event belongs to (CONTRACT §20: every payload names it as `CarShareId`). */
-function carShareIdOf(e: BusEvent): string | undefined {
-  const id = (e as { carShareId?: unknown }).carShareId ?? e.payload.CarShareId;
-  return typeof id === 'string' ? id : undefined;
-}
-
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Events travel on one channel per car share, `<REDIS_KEY_PREFIX><carShareId>:events` (src/http/redis-keys.ts), so
  * deployments (and test runs) with other prefixes sharing one Redis never hear them; instances of one deployment
- * share the prefix and hear every car share's events through one pattern subscription.
+ * share the prefix and hear every car share's events through one pattern subscription, each handed to that car
+ * share's listeners only.
  */
 export async function redisBus(url: string, keys: RedisKeys, log: Logger): Promise<EventBus> {
-  // An event that names no car share (none should) goes on the deployment's own channel.
-  const deploymentChannel = keys.deployment('events');
   const ours = new RegExp(`^${escapeRegExp(keys.prefix)}[0-9a-f-]{36}:events$`);
-  const channelOf = (e: BusEvent): string => {
-    const id = carShareIdOf(e);
-    return id ? keys.carShare(id, 'events') : deploymentChannel;
-  };
-  const { emitter, subscribe } = emitterBus();
+  const channelOf = (carShareId: string): string => keys.carShare(carShareId, 'events');
+  const { emit, emitter, subscribe } = emitterBus();
   // Publishing fails fast while Redis is down (live listeners miss those events; webhooks do not depend on it).
   // Loaded only when Redis is configured: an instance without it never holds the client's code (~2 MB of heap).
   const { Redis: Client } = await import('ioredis');
@@ -87,26 +87,24 @@ export async function redisBus(url: string, keys: RedisKeys, log: Logger): Promi
   const sub: Redis = new Client(url, { lazyConnect: true });
   for (const c of [pub, sub]) c.on('error', (err) => log.warn({ err }, 'redis event bus connection error'));
   await Promise.all([pub.connect(), sub.connect()]);
-  const heard = (message: string) => {
+  const heard = (ch: string, message: string) => {
     try {
-      emitter.emit('event', JSON.parse(message) as BusEvent);
+      const e = JSON.parse(message) as BusEvent;
+      // Only a car share's own channel carries its events.
+      if (typeof e.carShareId === 'string' && ch === channelOf(e.carShareId)) emit(e);
     } catch (err) {
       log.warn({ err }, 'unreadable message on the event bus');
     }
   };
-  sub.on('message', (ch: string, message: string) => {
-    if (ch === deploymentChannel) heard(message);
-  });
   // The pattern may match another deployment's channels when its prefix begins with ours: the channel's exact
-  // shape (our prefix, then an Id) is checked.
+  // shape (our prefix, then an Id) is checked, and that it is the channel of the event's own car share.
   sub.on('pmessage', (_pattern: string, ch: string, message: string) => {
-    if (ours.test(ch)) heard(message);
+    if (ours.test(ch)) heard(ch, message);
   });
-  await sub.subscribe(deploymentChannel);
   await sub.psubscribe(`${globLiteral(keys.prefix)}*:events`);
   return {
     async publish(e) {
-      await pub.publish(channelOf(e), JSON.stringify(e));
+      await pub.publish(channelOf(e.carShareId), JSON.stringify(e));
     },
     subscribe,
     async close() {

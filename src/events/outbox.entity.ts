@@ -1,5 +1,7 @@
 // The transactional outbox: an event row committed with the change that raised it.
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { announceOutboxEvents } from './outbox.announce.js';
 
 export const OutboxEventSchema = defineEntity({
   name: 'OutboxEvent',
@@ -14,6 +16,10 @@ export const OutboxEventSchema = defineEntity({
     publishedDateUtc: p.datetime().nullable(),
     /** The Request-Id of the request that raised it (null for timers): joins delivery logs to the request. */
     requestId: p.string().length(128).nullable(),
+  },
+  // The relays are woken in the flush's transaction; a command writing its event in SQL of its own announces it.
+  hooks: {
+    afterCreate: [({ em }: EventArgs<unknown>) => announceOutboxEvents(em as EntityManager)],
   },
 });
 export class OutboxEvent extends OutboxEventSchema.class {}

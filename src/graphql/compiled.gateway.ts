@@ -4,6 +4,7 @@
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { execute, type GraphQLSchema } from 'graphql';
 import type { CompiledDocuments } from './compiled.js';
+import { inReadTransaction } from './read-transaction.js';
 
 export function compiledGateway(schema: GraphQLSchema, documents: CompiledDocuments): GatewayInterface {
   let announce: ((s: { apiSchema: GraphQLSchema; coreSupergraphSdl: string }) => void) | undefined;
@@ -27,13 +28,15 @@ export function compiledGateway(schema: GraphQLSchema, documents: CompiledDocume
             rc.operationName,
           );
           if (compiled) return compiled;
-          return execute({
-            schema,
-            document: rc.document,
-            variableValues: variables,
-            contextValue: rc.context,
-            operationName: rc.operationName,
-          });
+          return inReadTransaction(rc.document, rc.operationName, rc.context, async () =>
+            execute({
+              schema,
+              document: rc.document,
+              variableValues: variables,
+              contextValue: rc.context,
+              operationName: rc.operationName,
+            }),
+          );
         },
       };
     },

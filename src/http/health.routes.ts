@@ -2,6 +2,7 @@
 import Router from '@koa/router';
 import { migrationsPending } from '../db/migrate.js';
 import type { Orm } from '../db/orm.js';
+import { deploymentSql } from '../db/scope.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 export function healthRoutes(deps: { orm: Orm; metrics: Metrics; metricsToken?: string | undefined }) {
@@ -12,7 +13,9 @@ export function healthRoutes(deps: { orm: Orm; metrics: Metrics; metricsToken?: 
   });
   router.get('/readyz', async (ctx) => {
     try {
-      await deps.orm.em.fork().getConnection().execute('select 1');
+      // Deployment work (src/db/scope.ts): whether the database answers, as the DATABASE_URL user; no car share's
+      // rows are read, and the probe names no car share (CONTRACT §19).
+      await deploymentSql(deps.orm, 'select 1');
       const pending = await migrationsPending(deps.orm);
       ctx.status = pending === 0 ? 200 : 503;
       ctx.body = { Status: pending === 0 ? 'Ready' : 'MigrationsPending', PendingMigrations: pending };

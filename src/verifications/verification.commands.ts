@@ -159,13 +159,19 @@ export const verifyVerification = (ctx: CommandContext, id: string, reason?: str
 export const rejectVerification = (ctx: CommandContext, id: string, reason?: string | null) =>
   decide(ctx, id, 'Rejected', reason);
 
-/** The system's sweep: Verified records whose evidence expired become Expired. Returns how many changed. */
+/** Records expired by one run of expireVerifications (one transaction). */
+export const EXPIRY_BATCH = 500;
+
+/**
+ * The system's sweep, in one car share's scope (verification.expiry.ts runs it for each): up to EXPIRY_BATCH
+ * Verified records whose evidence expired become Expired. Returns how many changed.
+ */
 export async function expireVerifications(ctx: Pick<CommandContext, 'em' | 'clock'>): Promise<number> {
   const now = ctx.clock.now();
   const due = await ctx.em.find(
     Verification,
     { status: 'Verified', expiresDateUtc: { $lte: now } },
-    { limit: 500 },
+    { limit: EXPIRY_BATCH },
   );
   for (const v of due) {
     v.status = 'Expired';

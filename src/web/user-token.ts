@@ -3,21 +3,44 @@
 // printing the token response. A real application sends the user's own browser instead (see /docs).
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
+import { carShareFromCli } from '../carshares/car-share.cli.js';
 import { ClientApplication, ClientApplicationSchema } from '../clientapps/client-application.entity.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { carShareEm } from '../db/scope.js';
 import { selfSignedCertPath } from '../tls.js';
 
 const usage = `usage: npm run --silent user-token -- --client-id ID --client-secret SECRET --redirect-uri URI
-                      --username U --password P [--scope "openid cars:read bookings:write"]
+                      --username U --password P [--scope "openid cars:read bookings:write"] [--car-share ID|URL]
 
 Signs U in through the application (authorization code with PKCE, consent given) and prints the token response.
---scope defaults to every scope the application is allowed, read from the configured database.`;
+--scope defaults to every scope the application is allowed, read from the configured database.
+--car-share names the car share (its Id or BaseUrl) the flow runs at; without it, the one at PUBLIC_URL.`;
 
-/** The scopes the application may ask for (CONTRACT §4 AllowedScopes), from the database the service runs on. */
-async function allowedScopesOf(clientId: string, config: ReturnType<typeof loadConfig>): Promise<string> {
+type Config = ReturnType<typeof loadConfig>;
+
+/**
+ * Where the flow runs — the car share's address and the certificate file that verifies it (the self-signed one of
+ * `localhost`, the local CA's for another host, CONTRACT §19) — and the scopes the application may ask for (CONTRACT
+ * §4 AllowedScopes) when none were given, read in that car share from the database the service runs on.
+ */
+async function siteOf(
+  clientId: string,
+  config: Config,
+  ref: string | undefined,
+  scope: string | undefined,
+): Promise<{ origin: string; caFile: string | undefined; scope: string }> {
+  const caFile = (isDefault: boolean) =>
+    config.TLS_CERT
+      ? undefined
+      : isDefault
+        ? selfSignedCertPath(config.DATA_DIR)
+        : join(config.DATA_DIR, 'tls', 'ca.crt');
+  if (ref === undefined && scope !== undefined)
+    return { origin: config.PUBLIC_URL, caFile: caFile(true), scope };
   const db = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
@@ -26,9 +49,12 @@ async function allowedScopesOf(clientId: string, config: ReturnType<typeof loadC
     appRole: config.DATABASE_APP_ROLE,
   });
   try {
-    const app = await db.orm.em.fork().findOne(ClientApplication, { clientId });
+    const carShare = await carShareFromCli(db.orm, ref, config.PUBLIC_URL);
+    const site = { origin: carShare.baseUrl, caFile: caFile(carShare.isDefault) };
+    if (scope !== undefined) return { ...site, scope };
+    const app = await carShareEm(db.orm, carShare.id).findOne(ClientApplication, { clientId });
     if (!app) throw new Error(`no client application has the ClientId ${clientId}`);
-    return app.allowedScopes.join(' ');
+    return { ...site, scope: app.allowedScopes.join(' ') };
   } finally {
     await db.close();
   }
@@ -66,6 +92,7 @@ async function main(): Promise<number> {
       username: { type: 'string' },
       password: { type: 'string' },
       scope: { type: 'string' },
+      'car-share': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -85,10 +112,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const scope = v.scope ?? (await allowedScopesOf(clientId, config));
-  const ca = config.TLS_CERT ? undefined : readFileSync(selfSignedCertPath(config.DATA_DIR), 'utf8');
+  const { origin, caFile, scope } = await siteOf(clientId, config, v['car-share'], v.scope);
+  const ca = caFile ? readFileSync(caFile, 'utf8') : undefined;
   const dispatcher = new Agent(ca ? { connect: { ca } } : {});
-  const origin = config.PUBLIC_URL;
   const go = session(origin, dispatcher);
 
   const verifier = base64url(randomBytes(32));

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidState, notFound, validationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { WebhookDelivery } from './delivery.entity.js';
-import { DELIVERY_CHANNEL } from './fanout.js';
+import { DELIVERY_CHANNEL, serializeBody } from './fanout.js';
 import { loadManaged } from './subscription.commands.js';
 import { WebhookSubscription } from './subscription.entity.js';
 import { type DeliveryView, deliveryView, type WebhookContext } from './webhook.context.js';
@@ -27,7 +27,12 @@ async function notifyWorkers(em: EntityManager): Promise<void> {
 export async function testWebhookSubscription(ctx: WebhookContext, id: string): Promise<DeliveryView> {
   const s = await loadManaged(ctx, id);
   const now = ctx.clock.now();
-  const body = JSON.stringify({ Name: TEST_EVENT, OccurredDateUtc: now.toISOString(), SubscriptionId: s.id });
+  const body = serializeBody({
+    Name: TEST_EVENT,
+    OccurredDateUtc: now.toISOString(),
+    CarShareId: ctx.carShare.id,
+    SubscriptionId: s.id,
+  });
   const d = ctx.em.create(WebhookDelivery, {
     id: newDeliveryId(),
     subscriptionId: s.id,

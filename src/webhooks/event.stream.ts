@@ -1,5 +1,5 @@
-// The GraphQL subscription `events`: the bus's committed events, narrowed to the names asked for and to
-// what the caller may see (the same rule as webhook subscriptions).
+// The GraphQL subscription `events`: the bus's committed events of the connection's car share (CONTRACT §20),
+// narrowed to the names asked for and to what the caller may see (the same rule as webhook subscriptions).
 import type { Actor } from '../access/actor.js';
 import { authorize } from '../access/permissions.js';
 import type { BusEvent, EventBus } from '../events/bus.js';
@@ -30,6 +30,7 @@ export function subscribeEvents(
   actor: Actor,
   bus: EventBus | undefined,
   names: readonly string[] | null | undefined,
+  carShareId: string,
 ): AsyncIterableIterator<BusEvent> {
   authorize('events', actor);
   const wanted = names ? splitEvents(names) : null;
@@ -45,7 +46,8 @@ export function subscribeEvents(
     ]);
   if (!bus) throw new Error('no event bus is running in this process');
   return filtered(
-    bus.subscribe(),
-    (e) => (wanted === null || wanted.includes(e.name)) && canSeeEvent(actor, e),
+    bus.subscribe(carShareId),
+    (e) =>
+      e.carShareId === carShareId && (wanted === null || wanted.includes(e.name)) && canSeeEvent(actor, e),
   );
 }

@@ -1,9 +1,12 @@
 // Fan-out: committed outbox events become one delivery per matching subscription, as the outbox relay takes them
 // (src/events/relay.ts), whether or not this instance sends deliveries. Each instance takes a batch with FOR
 // UPDATE SKIP LOCKED, so an event is fanned out once however many instances run; the unique
-// (event, subscription) pair makes a repeat harmless.
+// (event, subscription) pair makes a repeat harmless. A batch is one car share's, in its scope: its events reach
+// only its subscriptions (CONTRACT §20), and every statement names its car_share_id (§25).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runSql } from '../db/rows.js';
 import type { BusEvent } from '../events/bus.js';
+import { scopeOf } from './webhook.scope.js';
 
 interface OutboxRow {
   id: string;
@@ -16,16 +19,30 @@ interface OutboxRow {
 /** The body is serialized once here; every attempt sends (and signs) these exact bytes. */
 export function serializeBody(payload: Record<string, unknown>): string {
   // jsonb keeps no key order; lead with the fields every payload has, as the contract lists them.
-  const { Name, OccurredDateUtc, Id, ...rest } = payload;
-  const lead = Id === undefined ? { Name, OccurredDateUtc } : { Name, OccurredDateUtc, Id };
-  return JSON.stringify({ ...lead, ...rest });
+  const { Name, OccurredDateUtc, CarShareId, Id, ...rest } = payload;
+  return JSON.stringify({
+    Name,
+    OccurredDateUtc,
+    ...(CarShareId === undefined ? {} : { CarShareId }),
+    ...(Id === undefined ? {} : { Id }),
+    ...rest,
+  });
 }
+
+/** An event's payload as it is sent and published: the outbox row's, plus the car share it belongs to (§20). */
+export const withCarShare = (
+  payload: Record<string, unknown>,
+  carShareId: string,
+): Record<string, unknown> => ({
+  ...payload,
+  CarShareId: carShareId,
+});
 
 export const DELIVERY_CHANNEL = 'carshare_webhook_delivery';
 
 /**
- * One batch in two statements and no explicit transaction: a plain read of unpublished events (their bodies
- * are serialized here), then one statement that locks those still unpublished (SKIP LOCKED: another instance
+ * One batch in two statements, each in a short transaction of the car share's scope: a plain read of unpublished
+ * events (their bodies are serialized here), then one statement that locks those still unpublished (SKIP LOCKED: another instance
  * has the rest), inserts their deliveries, marks them published and NOTIFYs the workers, atomically. Returns
  * the events it published (the relay hands them to the bus after commit).
  */
@@ -33,17 +50,19 @@ export async function fanOutBatch(
   em: EntityManager,
   opts: { now: Date; limit: number },
 ): Promise<BusEvent[]> {
-  const conn = em.getConnection();
-  const rows = await conn.execute<OutboxRow[]>(
+  const carShareId = scopeOf(em);
+  const rows = await runSql<OutboxRow>(
+    em,
     `select "id", "name", "payload", "audience_user_ids", "occurred_date_utc" from "outbox_event"
-      where "published_date_utc" is null order by "seq" limit ?`,
-    [opts.limit],
+      where "car_share_id" = ? and "published_date_utc" is null order by "seq" limit ?`,
+    [carShareId, opts.limit],
   );
   if (rows.length === 0) return [];
   const events: BusEvent[] = rows.map((r) => ({
     id: r.id,
+    carShareId,
     name: r.name,
-    payload: r.payload,
+    payload: withCarShare(r.payload, carShareId),
     audienceUserIds: r.audience_user_ids,
     occurredDateUtc: new Date(r.occurred_date_utc).toISOString(),
   }));
@@ -55,27 +74,39 @@ export async function fanOutBatch(
     occurred: e.occurredDateUtc,
   }));
   // Ops' and client applications' subscriptions get every event; a user's only those about them.
-  const [done] = await conn.execute<{ published: string[] | null }[]>(
+  const [done] = await runSql<{ published: string[] | null }>(
+    em,
     `with e as (select * from jsonb_to_recordset(?::jsonb)
         as e("id" uuid, "name" text, "body" text, "audience" jsonb, "occurred" timestamptz)),
       mine as (select o."id" from "outbox_event" o join e on e."id" = o."id"
-        where o."published_date_utc" is null for update of o skip locked),
-      ins as (insert into "webhook_delivery" ("id", "subscription_id", "event_id", "event", "body", "status",
-          "attempt_count", "next_attempt_date_utc", "manual", "occurred_date_utc", "created_date_utc",
+        where o."car_share_id" = ? and o."published_date_utc" is null for update of o skip locked),
+      ins as (insert into "webhook_delivery" ("car_share_id", "id", "subscription_id", "event_id", "event", "body",
+          "status", "attempt_count", "next_attempt_date_utc", "manual", "occurred_date_utc", "created_date_utc",
           "last_modified_date_utc")
-        select replace(gen_random_uuid()::text, '-', ''), s."id", e."id", e."name", e."body",
+        select ?::uuid, replace(gen_random_uuid()::text, '-', ''), s."id", e."id", e."name", e."body",
           case when s."is_active" then 'Pending' else 'Skipped' end, 0,
           case when s."is_active" then ?::timestamptz end, false, e."occurred", ?, ?
         from e join mine on mine."id" = e."id"
-        join "webhook_subscription" s on s."event" = e."name" and s."deleted_date_utc" is null
-          and (s."receives_all" or e."audience" @> to_jsonb(s."created_by_id"))
+        join "webhook_subscription" s on s."car_share_id" = ? and s."event" = e."name"
+          and s."deleted_date_utc" is null and (s."receives_all" or e."audience" @> to_jsonb(s."created_by_id"))
         on conflict ("car_share_id", "event_id", "subscription_id") do nothing
         returning "id"),
-      pub as (update "outbox_event" o set "published_date_utc" = ? from mine where o."id" = mine."id"
+      pub as (update "outbox_event" o set "published_date_utc" = ? from mine
+        where o."car_share_id" = ? and o."id" = mine."id"
         returning o."id"),
       woke as (select pg_notify('${DELIVERY_CHANNEL}', '') from (select 1 from ins limit 1) x)
     select (select array_agg("id")::text[] from pub) as "published", (select count(*) from woke) as "woke"`,
-    [JSON.stringify(batch), opts.now, opts.now, opts.now, opts.now],
+    [
+      JSON.stringify(batch),
+      carShareId,
+      carShareId,
+      opts.now,
+      opts.now,
+      opts.now,
+      carShareId,
+      opts.now,
+      carShareId,
+    ],
   );
   const published = new Set(done?.published ?? []);
   return events.filter((e) => published.has(e.id));

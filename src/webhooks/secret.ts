@@ -1,7 +1,9 @@
 // Signing secrets: `whsec_<base64>` per Standard Webhooks, kept encrypted at rest (AES-256-GCM) with a
-// per-database data key; the plain secret is only ever shown by create and rotate.
+// per-car-share data key; the plain secret is only ever shown by create and rotate.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runSql } from '../db/rows.js';
+import { scopeOf } from './webhook.scope.js';
 
 const PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -37,20 +39,19 @@ export function decryptSecret(key: Buffer, blob: string, subscriptionId: string)
   return Buffer.concat([d.update(Buffer.from(ct, 'base64')), d.final()]).toString('utf8');
 }
 
-/** The data key, made on first use; concurrent first uses agree on one row. */
+/** The data key of the car share `em` is scoped to, made on first use; concurrent first uses agree on one row. */
 export async function loadDataKey(em: EntityManager): Promise<Buffer> {
-  const conn = em.getConnection();
-  const tx = em.getTransactionContext();
-  const select = 'select "key" from "webhook_secret_key" where "id" = 1';
-  let [row] = await conn.execute<{ key: string }[]>(select, [], 'all', tx);
+  const carShareId = scopeOf(em);
+  const select = 'select "key" from "webhook_secret_key" where "car_share_id" = ? and "id" = 1';
+  let [row] = await runSql<{ key: string }>(em, select, [carShareId]);
   if (!row) {
-    await conn.execute(
-      'insert into "webhook_secret_key" ("id", "key", "created_date_utc") values (1, ?, now()) on conflict do nothing',
-      [randomBytes(32).toString('base64')],
-      'all',
-      tx,
+    await runSql(
+      em,
+      `insert into "webhook_secret_key" ("car_share_id", "id", "key", "created_date_utc") values (?, 1, ?, now())
+        on conflict do nothing`,
+      [carShareId, randomBytes(32).toString('base64')],
     );
-    [row] = await conn.execute<{ key: string }[]>(select, [], 'all', tx);
+    [row] = await runSql<{ key: string }>(em, select, [carShareId]);
   }
   if (!row) throw new Error('the webhook secret key could not be created');
   return Buffer.from(row.key, 'base64');

@@ -1,5 +1,7 @@
 // The business verbs of webhook subscriptions: create (one per event), update, delete (effective at once),
 // and rotate the secret (the old one keeps signing for 24 h).
+
+import { runSql } from '../db/rows.js';
 import { DomainError, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
@@ -149,13 +151,17 @@ export async function deleteWebhookSubscription(
 
 /** Polls until no claim on the subscription's deliveries is live; a lease bounds how long that can be. */
 async function waitForInFlight(ctx: WebhookContext, subscriptionId: string, leaseMs: number): Promise<void> {
-  const conn = ctx.em.getConnection();
   const giveUp = performance.now() + leaseMs;
+  // After the commit: a fork without the committed transaction, each look a short transaction of the car share's
+  // scope (a fork keeps it).
+  const em = ctx.em.fork();
   while (performance.now() < giveUp) {
-    const rows = await conn.execute<{ until: Date }[]>(
+    const rows = await runSql<{ until: Date }>(
+      em,
       `select "locked_until_utc" as "until" from "webhook_delivery"
-        where "subscription_id" = ? and "locked_by" is not null and "locked_until_utc" > ? limit 1`,
-      [subscriptionId, ctx.clock.now()],
+        where "car_share_id" = ? and "subscription_id" = ? and "locked_by" is not null and "locked_until_utc" > ?
+        limit 1`,
+      [ctx.carShare.id, subscriptionId, ctx.clock.now()],
     );
     if (rows.length === 0) return;
     await new Promise((r) => setTimeout(r, 25));

@@ -1,5 +1,7 @@
 // A webhook subscription: one event, one URL, its (encrypted) signing secrets and its delivery health.
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ANNOUNCED_PROPERTIES, announceSubscriptionChanged } from './subscription.announce.js';
 
 export const disabledReasons = ['Manual', 'Failing', 'Gone'] as const;
 export type DisabledReason = (typeof disabledReasons)[number];
@@ -31,6 +33,20 @@ export const WebhookSubscriptionSchema = defineEntity({
     createdDateUtc: p.datetime(),
     lastModifiedDateUtc: p.datetime(),
     deletedDateUtc: p.datetime().nullable(),
+  },
+  // A flush that changes what the delivery workers cache, or deletes the row, announces it in its own transaction
+  // (subscription.announce.ts), whichever command changed it.
+  hooks: {
+    afterUpdate: [
+      ({ em, entity, changeSet }: EventArgs<{ id: string }>) =>
+        changeSet && ANNOUNCED_PROPERTIES.some((k) => k in changeSet.payload)
+          ? announceSubscriptionChanged(em as EntityManager, entity.id)
+          : undefined,
+    ],
+    afterDelete: [
+      ({ em, entity }: EventArgs<{ id: string }>) =>
+        announceSubscriptionChanged(em as EntityManager, entity.id),
+    ],
   },
 });
 export class WebhookSubscription extends WebhookSubscriptionSchema.class {}

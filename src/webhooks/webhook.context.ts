@@ -6,7 +6,7 @@ import type { WebhookDelivery } from './delivery.entity.js';
 import type { WebhookSubscription } from './subscription.entity.js';
 import type { Lookup, TargetPolicy } from './target-guard.js';
 
-export type WebhookContext = Pick<Context, 'em' | 'actor' | 'clock' | 'afterCommit'>;
+export type WebhookContext = Pick<Context, 'em' | 'carShare' | 'actor' | 'clock' | 'afterCommit'>;
 
 /** What the webhooks module is built with (CONTRACT §12). */
 export interface WebhookSettings {

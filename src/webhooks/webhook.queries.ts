@@ -44,8 +44,9 @@ export async function searchSubscriptions(
     fields: Object.keys(subscriptionColumns),
     defaultSort: '-createdDateUtc',
   });
-  const where = ['deleted_date_utc is null'];
-  const params: unknown[] = [];
+  // The car share named in the statement (CONTRACT §25); row-level security holds it to the scope anyway.
+  const where = ['car_share_id = ?', 'deleted_date_utc is null'];
+  const params: unknown[] = [ctx.carShare.id];
   if (!seesAllSubscriptions(ctx.actor)) {
     where.push('created_by_id = ?');
     params.push(ctx.actor.id);
@@ -83,9 +84,12 @@ export async function searchDeliveries(ctx: Context, args: DeliveryFilter): Prom
   if (args.subscriptionId != null) await getSubscription(ctx, args.subscriptionId);
   const visible = seesAllSubscriptions(ctx.actor) ? '' : ' and created_by_id = ?';
   const where = [
-    `subscription_id in (select id from webhook_subscription where deleted_date_utc is null${visible})`,
+    'car_share_id = ?',
+    `subscription_id in (select id from webhook_subscription
+      where car_share_id = ? and deleted_date_utc is null${visible})`,
   ];
-  const params: unknown[] = seesAllSubscriptions(ctx.actor) ? [] : [ctx.actor.id];
+  const params: unknown[] = [ctx.carShare.id, ctx.carShare.id];
+  if (!seesAllSubscriptions(ctx.actor)) params.push(ctx.actor.id);
   whereEquals(where, params, args, { subscriptionId: 'subscription_id', status: 'status', event: 'event' });
   const { rows, total } = await searchRows<Record<string, unknown>>(
     ctx.em,

@@ -57,7 +57,7 @@ const resolvers = (settings: WebhookSettings): IResolvers<unknown, Context> => (
   Subscription: {
     events: {
       subscribe: (_: unknown, { names }: { names?: string[] | null }, ctx: Context) =>
-        subscribeEvents(ctx.actor, settings.bus, names),
+        subscribeEvents(ctx.actor, settings.bus, names, ctx.carShare.id),
       resolve: (e: BusEvent) => ({ name: e.name, occurredDateUtc: e.occurredDateUtc, payload: e.payload }),
     },
   },

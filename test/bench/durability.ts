@@ -111,11 +111,13 @@ export async function runDurability(o: {
     );
     const t0 = Date.now();
     for (let i = 0; i < EVENTS; i += 500)
+      // Written as the service writes events: the relays are woken in the same transaction (CONTRACT §25).
       await db.query(
-        `insert into outbox_event (id, name, payload, audience_user_ids, occurred_date_utc)
-         select id, 'profile_update', jsonb_build_object('Name', 'profile_update', 'OccurredDateUtc', now(),
-           'Id', id, 'UserId', id, 'ChangedFields', jsonb_build_array('Description')), '[]'::jsonb, now()
-         from (select gen_random_uuid() as id from generate_series(1, $1)) e`,
+        `with w as (insert into outbox_event (id, name, payload, audience_user_ids, occurred_date_utc)
+           select id, 'profile_update', jsonb_build_object('Name', 'profile_update', 'OccurredDateUtc', now(),
+             'Id', id, 'UserId', id, 'ChangedFields', jsonb_build_array('Description')), '[]'::jsonb, now()
+           from (select gen_random_uuid() as id from generate_series(1, $1)) e returning 1)
+         select pg_notify('carshare_outbox', '')`,
         [Math.min(500, EVENTS - i)],
       );
     while (rx.ok.size < EVENTS / 4 && Date.now() - t0 < 120_000) await sleep(50);

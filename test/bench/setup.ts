@@ -56,25 +56,28 @@ export async function prepare(url: string, dataDir: string, size: SeedSize): Pro
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await seed(client, size, passwordHash);
+    const { rows } = await client.query<{ id: string }>('select id from car_share where is_default');
     await client.end();
-    const r = await createClientFromCli(db, [
-      '--name',
-      'Bench reader',
-      '--grant',
-      'client_credentials',
-      '--scopes',
-      READER_SCOPES,
-    ]);
-    const a = await createClientFromCli(db, [
-      '--name',
-      'Bench app',
-      '--grant',
-      'authorization_code',
-      '--redirect-uri',
-      REDIRECT_URI,
-      '--scopes',
-      APP_SCOPES,
-    ]);
+    const carShareId = rows[0]!.id;
+    const r = await createClientFromCli(
+      db,
+      ['--name', 'Bench reader', '--grant', 'client_credentials', '--scopes', READER_SCOPES],
+      carShareId,
+    );
+    const a = await createClientFromCli(
+      db,
+      [
+        '--name',
+        'Bench app',
+        '--grant',
+        'authorization_code',
+        '--redirect-uri',
+        REDIRECT_URI,
+        '--scopes',
+        APP_SCOPES,
+      ],
+      carShareId,
+    );
     return {
       reader: { id: r.Id, clientId: r.ClientId, clientSecret: r.ClientSecret },
       app: { id: a.Id, clientId: a.ClientId, clientSecret: a.ClientSecret },

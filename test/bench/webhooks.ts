@@ -126,9 +126,11 @@ export async function runWebhooks(
             Reference: 'BENCHREF',
             State: 'Cancelled',
           };
+    // Written as the service writes events: the relays are woken in the same transaction (CONTRACT §25).
     await b.db.query(
-      `insert into outbox_event (id, name, payload, audience_user_ids, occurred_date_utc)
-       values ($1, $2, $3::jsonb, '[]'::jsonb, $4)`,
+      `with e as (insert into outbox_event (id, name, payload, audience_user_ids, occurred_date_utc)
+         values ($1, $2, $3::jsonb, '[]'::jsonb, $4) returning 1)
+       select pg_notify('carshare_outbox', '')`,
       [id, name, JSON.stringify(payload), occurred],
     );
   };

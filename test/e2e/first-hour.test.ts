@@ -1,8 +1,9 @@
 // The first hour of an integrator (CONTRACT §15) over real HTTPS: the landing page, the API reference and GraphiQL
 // in a real browser (nothing fetched from another origin, no console error), CORS, the guide in the OpenAPI
 // document, and the webhook `Secret` alias.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
+import { defaultCarShareId } from '../support/scope.js';
 import { type E2E, startE2E } from './dashboard.support.js';
 
 const APP = 'https://app.example';
@@ -13,14 +14,11 @@ beforeAll(async () => {
 afterAll(async () => e?.close());
 
 async function clientToken(scopes: string): Promise<string> {
-  const c = await createClientFromCli(e.service.db, [
-    '--name',
-    `First hour ${scopes}`,
-    '--grant',
-    'client_credentials',
-    '--scopes',
-    scopes,
-  ]);
+  const c = await createClientFromCli(
+    e.service.db,
+    ['--name', `First hour ${scopes}`, '--grant', 'client_credentials', '--scopes', scopes],
+    defaultCarShareId(),
+  );
   const r = await e.s.fetch('/api/oauth/token', {
     method: 'POST',
     headers: {
@@ -40,6 +38,7 @@ describe('GET /', () => {
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await r.json()).toEqual({
       Name: 'Carshare',
+      CarShareId: inject('defaultCarShareId'),
       Links: {
         Docs: `${e.origin}/docs`,
         OpenApi: `${e.origin}/api/openapi.json`,

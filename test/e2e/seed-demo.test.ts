@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openOrm } from '../../src/db/orm.js';
 import { entities } from '../../src/modules.js';
@@ -71,10 +72,13 @@ function printed(stderr: string, marker: string): string {
 async function emptyDatabase(): Promise<void> {
   const orm = await openOrm(inject('databaseUrl'), entities as never, { pool: 1 });
   const conn = orm.em.fork().getConnection();
+  // Car shares stay but for those other files made: the default one is made by the migration, as on a deployment.
   const rows = await conn.execute<{ tablename: string }[]>(
-    `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'`,
+    `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'
+       and tablename <> 'car_share'`,
   );
   if (rows.length) await conn.execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} cascade`);
+  await conn.execute('delete from car_share where not is_default');
   await orm.close(true);
 }
 
@@ -258,5 +262,39 @@ describe('npm run admin -- create-user', () => {
     expect(audit.json.AuditEntries).toHaveLength(1);
     expect(audit.json.AuditEntries[0]).toMatchObject({ ActorType: 'Cli', Action: 'createUserAccount' });
     expect(Object.keys(audit.json.AuditEntries[0])).not.toContain('ActorId');
+  }, 300_000);
+});
+
+/** Counts read as the DATABASE_URL user (a superuser in tests: every car share's rows). */
+async function count(query: string, params: unknown[]): Promise<number> {
+  const c = new pg.Client({ connectionString: inject('databaseUrl') });
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>(query, params)).rows[0]!.n);
+  } finally {
+    await c.end();
+  }
+}
+
+describe('npm run admin -- seed-demo --car-share', () => {
+  it('fills the car share it names, independent of the default one, and prints its address', async () => {
+    const made = await admin(
+      ...['create-car-share', '--url', 'https://demo-two.cars.example', '--name', 'Demo two'],
+      ...['--ops-email', 'ops@demo-two.example'],
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const { Id } = JSON.parse(made.stdout);
+    const others = () => count('select count(*) as n from car where car_share_id <> $1', [Id]);
+    const before = await others();
+    const r = await admin('seed-demo', '--car-share', 'https://demo-two.cars.example');
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    // The default car share's sample is no obstacle: these accounts are new, with their passwords shown.
+    expect(out.Accounts.map((a: any) => a.Username)).toEqual(output().Accounts.map((a: any) => a.Username));
+    for (const a of out.Accounts) expect(a.Password).toEqual(expect.any(String));
+    expect(await count('select count(*) as n from car where car_share_id = $1', [Id])).toBe(out.Cars);
+    expect(await others()).toBe(before);
+    expect(printed(r.stderr, '/api/cars')).toContain('https://demo-two.cars.example/api/cars');
+    expect(printed(r.stderr, 'user-token')).toContain(`--car-share ${Id}`);
   }, 300_000);
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { eventNames } from '../../src/events/events.js';
 import { selfSignedCertPath } from '../../src/tls.js';
+import { defaultCarShareId } from '../support/scope.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
@@ -74,9 +75,11 @@ async function receiver(): Promise<Receiver> {
 }
 
 async function token(scopes: string): Promise<string> {
-  const c = await createClientFromCli(s.service.db, [
-    ...['--name', `Listen test ${scopes}`, '--grant', 'client_credentials', '--scopes', scopes],
-  ]);
+  const c = await createClientFromCli(
+    s.service.db,
+    [...['--name', `Listen test ${scopes}`, '--grant', 'client_credentials', '--scopes', scopes]],
+    defaultCarShareId(),
+  );
   const r = await s.fetch('/api/oauth/token', {
     method: 'POST',
     headers: {

@@ -2,6 +2,7 @@
 // mutations (moving the clock where a transition needs its time window).
 
 import type { Harness } from '../support/harness.js';
+import { scopedSql } from '../support/scope.js';
 import { createUser, markVerified, type TestUser } from './accounts.js';
 import { createCar, LIST_CAR } from './cars.js';
 
@@ -145,11 +146,9 @@ export async function seedBookings(
   state: 'Pending' | 'Approved' | 'InUse' | 'Returned',
   firstStart: string,
 ): Promise<string[]> {
-  const rows = await h.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ id: string }[]>(
-      `insert into car_booking (id, reference, car_id, borrower_id, owner_id, state, start_date_utc, end_date_utc,
+  const rows = await scopedSql<{ id: string }>(
+    h.orm,
+    `insert into car_booking (id, reference, car_id, borrower_id, owner_id, state, start_date_utc, end_date_utc,
          requested_date_utc, approved_date_utc, used_date_utc, returned_date_utc, hourly_rate_amount,
          hourly_rate_currency, created_date_utc, last_modified_date_utc)
        select gen_random_uuid(), translate(upper(substr(md5(i::text || random()::text), 1, 8)), '01', 'XY'),
@@ -157,20 +156,20 @@ export async function seedBookings(
          12.50, 'USD', ?, ?
        from generate_series(0, ? - 1) i, lateral (select ?::timestamptz + i * interval '3 hours' as s) t
        returning id`,
-      [
-        w.carId,
-        w.borrower.id,
-        w.owner.id,
-        state,
-        h.clock.now(),
-        state === 'Pending' ? null : h.clock.now(),
-        state === 'InUse' || state === 'Returned' ? h.clock.now() : null,
-        state,
-        h.clock.now(),
-        h.clock.now(),
-        n,
-        firstStart,
-      ],
-    );
+    [
+      w.carId,
+      w.borrower.id,
+      w.owner.id,
+      state,
+      h.clock.now(),
+      state === 'Pending' ? null : h.clock.now(),
+      state === 'InUse' || state === 'Returned' ? h.clock.now() : null,
+      state,
+      h.clock.now(),
+      h.clock.now(),
+      n,
+      firstStart,
+    ],
+  );
   return rows.map((r) => r.id);
 }

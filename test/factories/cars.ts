@@ -1,6 +1,7 @@
 // Cars for tests: one through the real createCar mutation, or many at once with plain SQL for read tests.
 import type { Actor } from '../../src/access/actor.js';
 import type { Harness } from '../support/harness.js';
+import { scopedSql } from '../support/scope.js';
 
 /** A complete, valid CreateCarInput; overrides replace fields (undefined removes one). */
 export function carInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -80,7 +81,7 @@ export async function carWithStatus(
 }
 
 export async function sql<T = Record<string, unknown>>(h: Harness, text: string, params: unknown[] = []) {
-  return h.orm.em.fork().getConnection().execute<T[]>(text, params);
+  return scopedSql<T>(h.orm, text, params);
 }
 
 /**

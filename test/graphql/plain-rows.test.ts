@@ -92,6 +92,8 @@ describe('plain rows on reads', () => {
   it('keeps reading after a migration changes a table under a prepared statement', async () => {
     const conn = h.orm.em.fork().getConnection();
     await conn.execute('create table plain_probe (id uuid primary key, a text)');
+    // A table of the test's own, read as the service reads: as the app role.
+    await conn.execute('grant select on plain_probe to carshare_app');
     try {
       const id = randomUUID();
       await conn.execute('insert into plain_probe (id, a) values (?, ?)', [id, 'x']);

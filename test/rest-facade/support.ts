@@ -16,6 +16,7 @@ import { type Service, type ServiceOptions, startService } from '../../src/servi
 import { unauthorized } from '../../src/shared/errors.js';
 import { anonymous } from '../support/actors.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { isTransactionControl } from '../support/scope.js';
 
 export const PUBLIC_URL = 'https://carshare.test';
 
@@ -94,7 +95,7 @@ export async function startRest(env: Record<string, string> = {}, opts: RestOpti
   const orm = await openOrm(url, entities as never, {
     pool: 5,
     onQuery: (s) => {
-      if (!relayed.test(s)) sql.push(s);
+      if (!relayed.test(s) && !isTransactionControl(s)) sql.push(s);
     },
     rewrite: opts.rewrite,
   });

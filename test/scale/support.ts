@@ -154,14 +154,11 @@ let apps = 0;
 /** A client application made as an operator would at the command line. */
 export async function clientApp(h: Harness, scopes: string[]): Promise<App> {
   apps += 1;
-  const r = await createClientFromCli({ orm: h.orm }, [
-    '--name',
-    `Scale test app ${apps}`,
-    '--grant',
-    'client_credentials',
-    '--scopes',
-    scopes.join(' '),
-  ]);
+  const r = await createClientFromCli(
+    { orm: h.orm },
+    ['--name', `Scale test app ${apps}`, '--grant', 'client_credentials', '--scopes', scopes.join(' ')],
+    h.carShare.id,
+  );
   return { clientId: r.ClientId, clientSecret: r.ClientSecret };
 }
 

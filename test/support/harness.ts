@@ -14,7 +14,7 @@ import type { DomainModule } from '../../src/graphql/module.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { entities, modules } from '../../src/modules.js';
 import { ManualClock } from '../../src/shared/clock.js';
-import { scoped } from './scope.js';
+import { isTransactionControl, scoped } from './scope.js';
 
 export interface GqlError {
   message: string;
@@ -68,7 +68,10 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const logs: Record<string, unknown>[] = [];
   const orm = await openOrm(inject('databaseUrl'), entities as never, {
     pool: 5,
-    onQuery: (s) => sql.push(s),
+    // The statements a request makes, not its transaction's (its car share's scope, src/db/scope.ts).
+    onQuery: (s) => {
+      if (!isTransactionControl(s)) sql.push(s);
+    },
   });
   const sink = new Writable({
     write(chunk, _enc, done) {

@@ -12,3 +12,19 @@ export const defaultCarShareId = (): string => inject('defaultCarShareId');
 export function scoped(orm: Orm, carShareId: string = defaultCarShareId()): EntityManager {
   return carShareEm(orm, carShareId);
 }
+
+/** One raw statement in a transaction of the default car share's scope (or the one given), as the app role. */
+export function scopedSql<T>(
+  orm: Orm,
+  text: string,
+  params: unknown[] = [],
+  carShareId: string = defaultCarShareId(),
+): Promise<T[]> {
+  return carShareEm(orm, carShareId).transactional((em) =>
+    em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext()),
+  );
+}
+
+/** A transaction's own statements (and the scope's SET LOCAL), which statement counts leave out. */
+export const isTransactionControl = (sql: string): boolean =>
+  /^\s*(begin|start transaction|commit|rollback|savepoint|release|set local)\b/i.test(sql);

@@ -99,11 +99,12 @@ describe('the request (CONTRACT §8)', () => {
     expect(body).toEqual({
       Name: 'profile_update',
       OccurredDateUtc: h.clock.now().toISOString(),
+      CarShareId: h.carShare.id,
       Id: u.profileId,
       UserId: u.id,
       ChangedFields: ['Description'],
     });
-    expect(Object.keys(body).slice(0, 3)).toEqual(['Name', 'OccurredDateUtc', 'Id']);
+    expect(Object.keys(body).slice(0, 4)).toEqual(['Name', 'OccurredDateUtc', 'CarShareId', 'Id']);
     // One flipped byte no longer verifies.
     expect(() => verify(s!.secret, { ...r, body: r.body.replace('Description', 'Descriptiom') })).toThrow();
     const d = await finalDelivery(u.actor, r.deliveryId);
@@ -166,6 +167,7 @@ describe('the request (CONTRACT §8)', () => {
     expect(verify(s!.secret, r)).toEqual({
       Name: 'webhook_test',
       OccurredDateUtc: t.payload.OccurredDateUtc,
+      CarShareId: h.carShare.id,
       SubscriptionId: s!.id,
     });
   });
@@ -415,10 +417,12 @@ describe('rotation and deletion', () => {
       [s!.secret, sigs[1]],
     ])
       verify(secret, { ...r, headers: { ...r.headers, 'webhook-signature': sig } });
-    // Once the overlap ends only the new secret signs.
+    // Once the overlap ends only the new secret signs. (The change is announced in its transaction, as the
+    // service announces its own: the workers' cache of targets hears it.)
     await rows(
       h,
-      `update webhook_subscription set previous_secret_expires_date_utc = now() - interval '1 second'`,
+      `with u as (update webhook_subscription set previous_secret_expires_date_utc = now() - interval '1 second'
+        returning id) select pg_notify('carshare_webhook_subscription', id::text) from u`,
     );
     await touchProfile(u, 'rotated again');
     const r2 = await waitFor(() => rx.requests[1]);

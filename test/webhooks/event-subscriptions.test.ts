@@ -1,7 +1,8 @@
 // GraphQL subscriptions over graphql-ws on the real HTTPS listener: events published after commit with the
 // webhook visibility rules, narrowed by name, whether or not the instance delivers webhooks; 4401 without a good
-// token; across instances through Redis.
+// token; across instances through Redis; only to listeners of the event's car share.
 import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
@@ -11,6 +12,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Actor } from '../../src/access/actor.js';
 import { type Authenticator, bearerToken } from '../../src/access/authenticate.js';
+import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { loadConfig } from '../../src/config.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { type Service, startService } from '../../src/service.js';
@@ -69,11 +71,18 @@ async function start(opts: { redis?: boolean; webhooks?: boolean } = {}): Promis
   return service;
 }
 
-function connect(service: Service, token: string | undefined, closed?: (code: number) => void): Client {
+/** A graphql-ws client of the service, addressed to `host` (a car share's) when given, as a proxy would send it. */
+function connect(
+  service: Service,
+  token: string | undefined,
+  closed?: (code: number) => void,
+  host?: string,
+): Client {
   const ca = service.cert;
   class TrustingWS extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, { ca });
+      // At another host the TLS name stays localhost: the certificate trusted here is the default one.
+      super(url, protocols, { ca, ...(host ? { headers: { host }, servername: 'localhost' } : {}) });
     }
   }
   const client = createClient({
@@ -109,8 +118,12 @@ function listen(client: Client, names?: string[]): S[] {
   return got;
 }
 
-async function emit(name: 'profile_update' | 'useraccount_create', userId: string): Promise<string> {
-  const em = scoped(h.orm);
+async function emit(
+  name: 'profile_update' | 'useraccount_create',
+  userId: string,
+  carShareId?: string,
+): Promise<string> {
+  const em = scoped(h.orm, carShareId);
   let id = '';
   await em.transactional(async (tx) => {
     const ev =
@@ -143,6 +156,31 @@ async function post(service: Service, actor: Actor, query: string, variables: S)
   } finally {
     await agent.close();
   }
+}
+
+/** The landing page's JSON at a car share's host (the TLS name stays localhost, whose certificate is trusted). */
+function landingAt(service: Service, host: string): Promise<S> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: 'localhost',
+        port: service.port,
+        path: '/',
+        ca: service.cert,
+        servername: 'localhost',
+        headers: { host, accept: 'application/json' },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          body += c.toString('utf8');
+        });
+        res.on('end', () => resolve(JSON.parse(body) as S));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** What a listener got besides the markers. */
@@ -202,8 +240,10 @@ describe('subscription { events }', () => {
     const [row] = await h.orm.em
       .fork()
       .getConnection()
-      .execute<S[]>('select payload from outbox_event where id = ?', [created]);
-    expect(real(ofApp)[0]!.payload).toEqual(row!.payload);
+      .execute<S[]>('select payload, car_share_id from outbox_event where id = ?', [created]);
+    // The outbox row's payload, and the car share it belongs to (CONTRACT §20).
+    expect(row!.car_share_id).toBe(h.carShare.id);
+    expect(real(ofApp)[0]!.payload).toEqual({ ...row!.payload, CarShareId: h.carShare.id });
     expect(real(ofApp)[0]!.occurredDateUtc).toBe(row!.payload.OccurredDateUtc);
   });
 
@@ -305,9 +345,48 @@ describe('subscription { events }', () => {
       .fork()
       .getConnection()
       .execute<S[]>('select payload from outbox_event where id = ?', [id]);
-    expect(ofUser()[0]!.payload).toEqual(row!.payload);
+    expect(ofUser()[0]!.payload).toEqual({ ...row!.payload, CarShareId: h.carShare.id });
     // Once: a marker recorded after it has arrived, and no second copy before it.
     await marked([got], 'useraccount_create', []);
     expect(ofUser()).toHaveLength(1);
+  });
+
+  it("reaches only listeners connected at the event's car share's host, CarShareId included (CONTRACT §20)", async () => {
+    const service = await start();
+    await drained();
+    // A second car share, made as the platform makes one: its row, then the announcement every registry hears.
+    const host = `second-${crypto.randomUUID().slice(0, 8)}.cars.example`;
+    const owner = h.orm.em.fork().getConnection();
+    const [row] = await owner.execute<{ id: string }[]>(
+      `insert into car_share (id, base_url, host, name) values (gen_random_uuid(), ?, ?, 'Second') returning id`,
+      [`https://${host}`, host],
+    );
+    const second = row!.id;
+    await owner.execute('select pg_notify(?, ?)', [CAR_SHARE_CHANNEL, second]);
+    await waitFor(async () => (await landingAt(service, host)).CarShareId === second, {
+      what: 'the service to know the second car share',
+    });
+    const ofFirst = listen(connect(service, tokenFor(asOps())));
+    const ofSecond = listen(connect(service, tokenFor(asOps()), undefined, host));
+    // Live: each has had an event of its own car share (graphql-ws acknowledges no subscription).
+    await marked([ofFirst], 'useraccount_create', []);
+    await waitFor(
+      async () => {
+        await emit('useraccount_create', crypto.randomUUID(), second);
+        return waitFor(() => ofSecond.length > 0, { timeoutMs: 1000 }).catch(() => false);
+      },
+      { what: 'the second car share listener to be live' },
+    );
+    const [inFirst, inSecond] = [crypto.randomUUID(), crypto.randomUUID()];
+    await emit('profile_update', inSecond, second);
+    await emit('profile_update', inFirst);
+    await waitFor(() => ofSecond.some((e) => e.payload?.Id === inSecond), { what: "the second's event" });
+    await marked([ofFirst], 'useraccount_create', []);
+    expect(real(ofFirst).map((e) => e.payload.Id)).toEqual([inFirst]);
+    expect(real(ofFirst)[0]!.payload.CarShareId).toBe(h.carShare.id);
+    const seconds = ofSecond.filter((e) => e.name === 'profile_update');
+    expect(seconds.map((e) => e.payload.Id)).toEqual([inSecond]);
+    expect(seconds[0]!.payload.CarShareId).toBe(second);
+    expect(ofSecond.every((e) => e.payload?.CarShareId === second)).toBe(true);
   });
 });

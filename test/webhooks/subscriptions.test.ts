@@ -309,6 +309,7 @@ describe('deliveries', () => {
     expect(t.payload).toEqual({
       Name: 'webhook_test',
       OccurredDateUtc: h.clock.now().toISOString(),
+      CarShareId: h.carShare.id,
       SubscriptionId: s!.id,
     });
     const list = await h.ok<S>(a.actor, DELIVERIES, { subscriptionId: s!.id, status: 'Pending' });

@@ -12,7 +12,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { fanOutBatch } from '../../src/webhooks/fanout.js';
 import type { Lookup } from '../../src/webhooks/target-guard.js';
 import { createHarness, type Harness, type HarnessOptions, useHarness } from '../support/harness.js';
-import { scoped } from '../support/scope.js';
+import { scoped, scopedSql } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 
 export interface WebhookHarnessOptions {
@@ -118,7 +118,7 @@ export type S = Record<string, any>;
 
 /** Raw rows, past every visibility rule. */
 export function rows<T = S>(h: Harness, sql: string, params: unknown[] = []): Promise<T[]> {
-  return h.orm.em.fork().getConnection().execute<T[]>(sql, params);
+  return scopedSql<T>(h.orm, sql, params);
 }
 
 /**

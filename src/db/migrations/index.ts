@@ -10,6 +10,7 @@ import { Migration20261126000200_car_home_location } from './Migration2026112600
 import { Migration20261126000200_webhook_subscription_notify } from './Migration20261126000200_webhook_subscription_notify.js';
 import { Migration20261126001800_audit } from './Migration20261126001800_audit.js';
 import { Migration20261128000700_audit_cli } from './Migration20261128000700_audit_cli.js';
+import { Migration20261128090000_service_notifies } from './Migration20261128090000_service_notifies.js';
 import { Migration20261128100000_car_shares } from './Migration20261128100000_car_shares.js';
 
 export const migrations = [
@@ -27,5 +28,6 @@ export const migrations = [
     class: Migration20261126000200_webhook_subscription_notify,
   },
   { name: 'Migration20261128000700_audit_cli', class: Migration20261128000700_audit_cli },
+  { name: 'Migration20261128090000_service_notifies', class: Migration20261128090000_service_notifies },
   { name: 'Migration20261128100000_car_shares', class: Migration20261128100000_car_shares },
 ];

@@ -1,0 +1,10 @@
+// Waking every instance's outbox relay (LISTEN carshare_outbox) when events are written: sent by the service in
+// the transaction that writes them (CONTRACT §25), so it is heard when they have committed and not otherwise.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notifyInTransaction } from '../db/notify.js';
+
+export const OUTBOX_CHANNEL = 'carshare_outbox';
+
+/** Once per transaction however many events it writes (PostgreSQL delivers identical notifications once). */
+export const announceOutboxEvents = (em: EntityManager): Promise<void> =>
+  notifyInTransaction(em, OUTBOX_CHANNEL, '');
