@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { asOps, asUser } from '../support/actors.js';
-import { addCarShare, atHost, plainAtHost, type TestCarShare } from '../support/car-shares.js';
+import { addCarShare, atHost, plainAtHost, type TestCarShare, trustOf } from '../support/car-shares.js';
 import { PUBLIC_URL, REST_CAR, type RestEnv, startRest, useRest } from './support.js';
 
 const DEFAULT_HOST = new URL(PUBLIC_URL).host;
@@ -96,6 +96,16 @@ describe('one service, three car shares', () => {
     expect((await at('evil.example', '/api/nothing')).json.ResponseStatus.Meta.Help).toBe(
       `${PUBLIC_URL}/docs#error-NotFound`,
     );
+  });
+
+  it('a car share’s host, its certificate verified, gets links under its BaseUrl', async () => {
+    const trusted = await trustOf(env.service);
+    try {
+      const r = await at('second.localhost', '/', { trusted, headers: { Accept: 'application/json' } });
+      expect(r.json).toMatchObject({ Name: 'Second', Links: { OpenApi: `${b.baseUrl}/api/openapi.json` } });
+    } finally {
+      await trusted.close();
+    }
   });
 
   it('X-Forwarded-Host is ignored without TRUST_PROXY', async () => {

@@ -2,11 +2,15 @@
 // made as the test database's owner (as the platform would make it), announced the way the service announces a
 // change, and requests sent to its host over the service's own listener.
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import type { LookupFunction } from 'node:net';
+import { dirname } from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { inject } from 'vitest';
 import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
+import { localCaCertPath } from '../../src/tls.js';
 import { waitFor } from './wait.js';
 
 export interface TestCarShare {
@@ -59,9 +63,23 @@ export async function setLimits(id: string, limits: Record<string, number>): Pro
   }
 }
 
-// The listener's certificate names localhost; another host's certificate is another helper's work (SNI), so
-// requests to other hosts do not verify it here.
+// Requests to hosts of no car share (or to PUBLIC_URL's made-up host) get a certificate naming another: they are
+// not verified. A car share's own host is, when the caller hands over the certificates to trust (`trustOf`).
 const lenient = new Agent({ connect: { rejectUnauthorized: false } });
+
+/** Every name resolves to the service's loopback address (no resolver knows `second.localhost`). */
+const loopback = ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) =>
+  opts?.all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)) as LookupFunction;
+
+/**
+ * What verifies every car share's host on a service: its `localhost` certificate and the local CA that issues the
+ * others' at their first handshake (CONTRACT §19), made once a car share has another host.
+ */
+export async function trustOf(service: { cert: string; certPath: string }): Promise<Agent> {
+  const caFile = localCaCertPath(dirname(dirname(service.certPath)));
+  await waitFor(() => existsSync(caFile), { what: 'the local CA' });
+  return new Agent({ connect: { ca: [service.cert, readFileSync(caFile, 'utf8')], lookup: loopback } });
+}
 
 export interface HostReply {
   status: number;
@@ -75,9 +93,16 @@ export async function atHost(
   port: number,
   host: string,
   path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: unknown; token?: string } = {},
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    token?: string;
+    /** Verifies the host's certificate (the URL names the host, so the TLS handshake does too). */
+    trusted?: Agent;
+  } = {},
 ): Promise<HostReply> {
-  const headers: Record<string, string> = { host, ...init.headers };
+  const headers: Record<string, string> = { ...(init.trusted ? {} : { host }), ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
   let body: string | undefined;
   if (typeof init.body === 'string') body = init.body;
@@ -86,10 +111,11 @@ export async function atHost(
     headers['Content-Type'] ??= 'application/json';
   }
   // undici's request, not fetch: fetch replaces the Host header with the URL's.
-  const res = await request(`https://127.0.0.1:${port}${path}`, {
+  const origin = init.trusted ? `https://${host}:${port}` : `https://127.0.0.1:${port}`;
+  const res = await request(`${origin}${path}`, {
     method: (init.method ?? 'GET') as 'GET',
     headers,
-    dispatcher: lenient,
+    dispatcher: init.trusted ?? lenient,
     ...(body === undefined ? {} : { body }),
   });
   const text = await res.body.text();
