@@ -242,7 +242,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     signalOf: (ctx) => clientGone(ctx.res),
     cache: restCache,
     onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
-    guide: guideFor(guideSettings(config, deps.caFile)),
+    guide: guideFor(guideSettings(config, deps.caFile, deps.localCaFile)),
   });
   koa.use(facade.middleware);
   koa.use((ctx) => {

@@ -2,6 +2,7 @@
 // call as commands that work against a fresh `npm start`, then authentication in full, then the guides of their
 // own modules (the first booking, webhooks, errors and limits). Each car share has its own: its commands and links
 // are under its BaseUrl, and it quotes the car share's own rate limits (CONTRACT §19, §20).
+import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { scopeDescriptions } from '../access/scope.catalogue.js';
 import type { CarShareLimits } from '../carshares/car-share.js';
@@ -17,8 +18,10 @@ export interface GuideSettings {
   baseUrl: string;
   /** The command line's `--car-share` option naming the car share, for any but the default one. */
   carShareOption?: string | undefined;
-  /** The self-signed certificate curl must trust (`--cacert`); absent when a real certificate is configured. */
+  /** The certificate file curl must trust (`--cacert`); absent when a real certificate is configured. */
   caFile?: string | undefined;
+  /** `caFile` is the local CA that issues the certificates of car share hosts other than `localhost` (§19). */
+  caFileIsLocalCa?: boolean | undefined;
   accessTokenSeconds: number;
   refreshTokenSeconds: number;
   perMinute: number;
@@ -38,6 +41,15 @@ export interface GuideCarShare {
 const duration = (s: number): string =>
   s % 86_400 === 0 ? `${s / 86_400} days` : s % 60 === 0 ? `${s / 60} minutes` : `${s} seconds`;
 
+/** The deployment's side of the guide: every car share's guide is made from it. */
+export type DeploymentGuideSettings = Omit<
+  GuideSettings,
+  'baseUrl' | 'carShareOption' | 'caFileIsLocalCa'
+> & {
+  /** The local CA's certificate, which verifies car share hosts other than `localhost` (with `caFile` only). */
+  localCaFile?: string | undefined;
+};
+
 /** The deployment's settings the guide quotes, as configured, with the defaults of an unset variable. */
 export const guideSettings = (
   config: Partial<
@@ -52,8 +64,10 @@ export const guideSettings = (
     >
   >,
   caFile: string | undefined,
-): Omit<GuideSettings, 'baseUrl' | 'carShareOption'> => ({
+  localCaFile?: string | undefined,
+): DeploymentGuideSettings => ({
   caFile,
+  localCaFile,
   accessTokenSeconds: config.ACCESS_TOKEN_TTL_SECONDS ?? 900,
   refreshTokenSeconds: config.REFRESH_TOKEN_TTL_SECONDS ?? 1_209_600,
   ...rateLimitSettings(config),
@@ -61,11 +75,16 @@ export const guideSettings = (
 
 /** One car share's guide: the deployment's settings, its address, its own limits where it has them. */
 export const guideFor =
-  (settings: Omit<GuideSettings, 'baseUrl' | 'carShareOption'>) =>
+  ({ localCaFile, ...settings }: DeploymentGuideSettings) =>
   (carShare: GuideCarShare): string => {
     const l = carShare.limits ?? {};
+    // Which file verifies the host: `localhost` and addresses the self-signed certificate, other hosts the CA's.
+    const host = new URL(carShare.baseUrl).hostname;
+    const byLocalCa = Boolean(settings.caFile && localCaFile && host !== 'localhost' && isIP(host) === 0);
     return guide({
       ...settings,
+      caFile: byLocalCa ? localCaFile : settings.caFile,
+      caFileIsLocalCa: byLocalCa,
       baseUrl: carShare.baseUrl,
       carShareOption: carShare.isDefault === false ? carShare.baseUrl : undefined,
       perMinute: l.CallerPerMinute ?? settings.perMinute,
@@ -110,7 +129,7 @@ On the machine running the service, in its folder (\`npm start\` running in anot
    ${curl} -H "Authorization: Bearer $ACCESS_TOKEN" ${base}/api/cars
    \`\`\`
 
-${g.caFile ? `\`--cacert\` trusts the self-signed certificate the service made on its first start${isAbsolute(g.caFile) ? '' : ' (run the commands from the project folder)'}; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}To try it on sample data, \`npm run --silent admin -- seed-demo${cs}\` adds verified owners, cars around one city, a
+${g.caFile ? `\`--cacert\` trusts ${g.caFileIsLocalCa ? 'the local certificate authority that issued this address’s certificate' : 'the self-signed certificate the service made on its first start'}${isAbsolute(g.caFile) ? '' : ' (run the commands from the project folder)'}; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}To try it on sample data, \`npm run --silent admin -- seed-demo${cs}\` adds verified owners, cars around one city, a
 borrower and bookings, and prints their passwords, an application, and the commands that book a car as that borrower.
 
 Operators can register applications in the [dashboard](${base}/dashboard) too: each application's page shows

@@ -73,6 +73,8 @@ describe('one service, three car shares', () => {
     expect(openapi.json.info.description).toContain(`${b.baseUrl}/api/oauth/token`);
     // The command line is told which car share (CONTRACT §22).
     expect(openapi.json.info.description).toContain(`create-client --car-share ${b.baseUrl}`);
+    // Its curl commands trust the file that verifies its host: the local CA's (CONTRACT §19).
+    expect(openapi.json.info.description).toMatch(/curl --cacert \S*tls\/ca\.crt /);
     const third = await at('third.localhost', '/api/openapi.json');
     expect(third.json.servers).toEqual([{ url: c.baseUrl }]);
     const dflt = await at(DEFAULT_HOST, '/api/openapi.json');
