@@ -4,8 +4,10 @@
 // under REDIS_KEY_PREFIX (a car share's under its Id), so two deployments with other prefixes on one Redis do not
 // meet.
 import { randomUUID } from 'node:crypto';
+import { type Client, createClient } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { PUBLIC_URL, type RestEnv, startRest } from '../rest-facade/support.js';
 import { asOps } from '../support/actors.js';
 import { addCarShare, atHost, type TestCarShare } from '../support/car-shares.js';
@@ -129,6 +131,64 @@ describe('RATE_LIMIT_CAR_SHARE_PER_MINUTE', () => {
     expect(refused.status).toBe(429);
     expect(refused.json.ResponseStatus.Meta.Scope).toBe('CarShare');
     for (let i = 0; i < 4; i++) expect((await at(g)).status).toBe(200);
+  });
+});
+
+describe('graphql-ws', () => {
+  let env: RestEnv;
+  let b: TestCarShare;
+  let c: TestCarShare;
+  beforeAll(async () => {
+    env = await started({ RATE_LIMIT_PER_MINUTE: '3' });
+    b = await add(env, 'ws-b.localhost');
+    c = await add(env, 'ws-c.localhost', { CarSharePerMinute: 2 });
+  });
+  afterAll(async () => env?.close());
+
+  type Outcome = { data?: unknown; errors?: readonly { extensions?: { code?: string } }[] | undefined };
+  /** A connection opened at `host` (its upgrade's Host header) with a bearer token. */
+  const connect = (host: string, token: string): Client =>
+    createClient({
+      url: `wss://127.0.0.1:${env.service.port}/graphql`,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string, protocols?: string | string[]) {
+          super(address, protocols, { headers: { host }, rejectUnauthorized: false });
+        }
+      },
+      connectionParams: { Authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+    });
+  const run = (client: Client): Promise<Outcome> =>
+    new Promise((resolve) => {
+      let result: Outcome = {};
+      client.subscribe(
+        { query: '{ _ping }' },
+        {
+          next: (r) => {
+            result = r as unknown as Outcome;
+          },
+          error: (errors) => resolve({ errors: errors as unknown as Outcome['errors'] }),
+          complete: () => resolve(result),
+        },
+      );
+    });
+
+  it('a connection’s operations count in the window of the car share its upgrade addressed', async () => {
+    const token = env.tokenFor(asOps());
+    const atB = connect(b.host, token);
+    for (let i = 0; i < 3; i++) expect((await run(atB)).data).toBeDefined();
+    expect((await run(atB)).errors?.[0]?.extensions?.code).toBe('TooManyRequests');
+    // The same token subject at the default car share: a window of its own.
+    const atDefault = connect(DEFAULT_HOST, token);
+    expect((await run(atDefault)).data).toBeDefined();
+    // Each operation is a request against the car share's ceiling, whoever sends it.
+    const one = connect(c.host, env.tokenFor(asOps()));
+    const two = connect(c.host, env.tokenFor(asOps()));
+    expect((await run(one)).data).toBeDefined();
+    expect((await run(two)).data).toBeDefined();
+    expect((await run(one)).errors?.[0]?.extensions?.code).toBe('TooManyRequests');
+    for (const client of [atB, atDefault, one, two]) await client.dispose();
   });
 });
 
