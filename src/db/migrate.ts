@@ -1,6 +1,8 @@
 // Applies committed migrations under a PostgreSQL advisory lock, so instances starting together migrate once.
 import pg from 'pg';
+import { migrations } from './migrations/index.js';
 import type { Orm } from './orm.js';
+import { deploymentSql } from './scope.js';
 
 /** Arbitrary but fixed: the key every instance locks on while migrating (and granting DATABASE_APP_ROLE). */
 export const MIGRATION_LOCK_KEY = 727_274_663;
@@ -18,7 +20,17 @@ export async function migrate(orm: Orm, clientUrl: string): Promise<string[]> {
   }
 }
 
-/** True when every committed migration has been applied (readiness). */
+/**
+ * How many committed migrations are not applied yet (readiness). Read as the DATABASE_URL user (`deploymentSql`):
+ * the service's connections start as the app role, which may not read the migrations table.
+ */
 export async function migrationsPending(orm: Orm): Promise<number> {
-  return (await orm.migrator.getPending()).length;
+  const [table] = await deploymentSql<{ present: boolean }>(
+    orm,
+    "select to_regclass('mikro_orm_migrations') is not null as present",
+  );
+  if (!table?.present) return migrations.length;
+  const applied = await deploymentSql<{ name: string }>(orm, 'select name from mikro_orm_migrations');
+  const names = new Set(applied.map((r) => r.name));
+  return migrations.filter((m) => !names.has(m.name)).length;
 }
