@@ -1,5 +1,6 @@
 // Where the rate limits' counts live: fixed windows in this process's memory (bounded, no sweep over every key),
-// or the sorted sets koa-ratelimit's Redis driver keeps, to which several units of one action are added at once.
+// or sliding windows in Redis (a sorted set per key, one entry per unit), several windows taken from at once, all or
+// nothing, by one script: a request's own window and its car share's ceiling, an action's units.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 

@@ -223,8 +223,7 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
     };
   }
 
-  // The first request of a window sees the whole allowance; a refused request takes nothing (as koa-ratelimit's
-  // memory driver counts).
+  // The first request of a window sees the whole allowance; a refused request takes nothing.
   const windows = new MemoryWindows(duration, opts.memoryKeys);
   const take = (carShareId: string | undefined, takes: readonly Take[], now = Date.now()): Taken =>
     takeInMemory(
