@@ -21,16 +21,12 @@ export async function migrate(orm: Orm, clientUrl: string): Promise<string[]> {
 }
 
 /**
- * How many committed migrations are not applied yet (readiness). Read as the DATABASE_URL user (`deploymentSql`):
- * the service's connections start as the app role, which may not read the migrations table.
+ * How many committed migrations are not applied (readiness). Read as the DATABASE_URL user: the service's own
+ * connections run as the app role, which reads no table but the car shares' (src/db/scope.ts).
  */
 export async function migrationsPending(orm: Orm): Promise<number> {
-  const [table] = await deploymentSql<{ present: boolean }>(
-    orm,
-    "select to_regclass('mikro_orm_migrations') is not null as present",
+  const applied = new Set(
+    (await deploymentSql<{ name: string }>(orm, 'select name from mikro_orm_migrations')).map((r) => r.name),
   );
-  if (!table?.present) return migrations.length;
-  const applied = await deploymentSql<{ name: string }>(orm, 'select name from mikro_orm_migrations');
-  const names = new Set(applied.map((r) => r.name));
-  return migrations.filter((m) => !names.has(m.name)).length;
+  return migrations.filter((m) => !applied.has(m.name)).length;
 }
