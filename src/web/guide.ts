@@ -18,6 +18,8 @@ export interface GuideSettings {
   baseUrl: string;
   /** The command line's `--car-share` option naming the car share, for any but the default one. */
   carShareOption?: string | undefined;
+  /** The car share's Id, which every event payload carries (§20). */
+  carShareId?: string | undefined;
   /** The certificate file curl must trust (`--cacert`); absent when a real certificate is configured. */
   caFile?: string | undefined;
   /** `caFile` is the local CA that issues the certificates of car share hosts other than `localhost` (§19). */
@@ -33,6 +35,7 @@ export interface GuideSettings {
 
 /** What the guide needs of a car share (the REST facade's view of it, rest-facade/respond.ts). */
 export interface GuideCarShare {
+  id?: string | undefined;
   baseUrl: string;
   isDefault?: boolean | undefined;
   limits?: CarShareLimits | undefined;
@@ -44,7 +47,7 @@ const duration = (s: number): string =>
 /** The deployment's side of the guide: every car share's guide is made from it. */
 export type DeploymentGuideSettings = Omit<
   GuideSettings,
-  'baseUrl' | 'carShareOption' | 'caFileIsLocalCa'
+  'baseUrl' | 'carShareOption' | 'caFileIsLocalCa' | 'carShareId'
 > & {
   /** The local CA's certificate, which verifies car share hosts other than `localhost` (with `caFile` only). */
   localCaFile?: string | undefined;
@@ -86,6 +89,7 @@ export const guideFor =
       caFile: byLocalCa ? localCaFile : settings.caFile,
       caFileIsLocalCa: byLocalCa,
       baseUrl: carShare.baseUrl,
+      carShareId: carShare.id,
       carShareOption: carShare.isDefault === false ? carShare.baseUrl : undefined,
       perMinute: l.CallerPerMinute ?? settings.perMinute,
       anonymousPerMinute: l.AnonymousPerMinute ?? settings.anonymousPerMinute,
@@ -196,6 +200,6 @@ token is \`401\` with \`error="invalid_token"\`; a token without the scope an op
 ${scopes}
 
 ${bookingGuide({ base, curl, carShareOption: cs })}
-${webhooksGuide({ base, curl })}
+${webhooksGuide({ base, curl, carShareId: g.carShareId })}
 ${errorsGuide(g)}`;
 }
