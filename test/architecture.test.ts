@@ -196,3 +196,40 @@ describe('the dependency rule', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('database access (CONTRACT §24): only through a scope', () => {
+  // Every EntityManager comes from src/db/scope.ts — carShareEm (a car share's scope, as the app role) or
+  // deploymentEm (work across car shares, named as such) — and no other module opens connections of its own but
+  // the LISTEN connections, which read no table.
+  const opensItsOwn = /\borm\.em\b|\bgetNativeClient\(|new pg\.(Pool|Client)\(/;
+  const listeners = new Set(['src/access/token.cache.ts', 'src/events/listen.ts']);
+  const offenders = (files: readonly string[], read: (f: string) => string) =>
+    files
+      .filter((f) => f.startsWith('src/') && !f.startsWith('src/db/') && !listeners.has(f))
+      .filter((f) => opensItsOwn.test(read(f)));
+
+  it('no module outside src/db forks the ORM or opens a connection', () => {
+    expect(offenders(sourceFiles, (f) => readFileSync(join(root, f), 'utf8'))).toEqual([]);
+  });
+
+  it('reports a module that forks the ORM itself', () => {
+    const text: Record<string, string> = {
+      'src/cars/x.ts': 'const em = orm.em.fork();',
+      'src/cars/y.ts': 'const em = carShareEm(orm, id);',
+      'src/db/z.ts': 'const em = orm.em.fork();',
+    };
+    expect(offenders(Object.keys(text), (f) => text[f]!)).toEqual(['src/cars/x.ts']);
+  });
+
+  it('leaves the LISTEN connections only to listening', () => {
+    for (const f of listeners) {
+      const sql = [...readFileSync(join(root, f), 'utf8').matchAll(/\.query\(\s*[`'"]([^`'"]*)/g)].map(
+        (m) => m[1]!,
+      );
+      expect(
+        sql.every((q) => /^(listen|unlisten|select 1)\b/i.test(q.trim())),
+        `${f}: ${sql.join(' | ')}`,
+      ).toBe(true);
+    }
+  });
+});
