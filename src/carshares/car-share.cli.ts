@@ -4,12 +4,12 @@ import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Database } from '../db/database.js';
 import type { Orm } from '../db/orm.js';
-import { deploymentSql } from '../db/scope.js';
 import { type OptionNames, requireOptions } from '../shared/command-line.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { createCarShare } from './car-share.commands.js';
-import { type CarShare, type CarShareStatus, hostKey } from './car-share.js';
+import { type CarShare, hostKey } from './car-share.js';
+import { loadCarShares } from './registry.js';
 
 export const createCarShareUsage =
   'npm run admin -- create-car-share --url URL --name N --ops-email E [--ops-password P]';
@@ -81,33 +81,8 @@ export async function createCarShareFromCli(
   };
 }
 
-interface Row {
-  id: string;
-  base_url: string;
-  host: string;
-  name: string;
-  status: CarShareStatus;
-  is_default: boolean;
-}
-
-/** Every car share, the default first, then in the order they were made; the default's address is PUBLIC_URL. */
-async function carShares(orm: Orm, publicUrl: string) {
-  const rows = await deploymentSql<Row>(
-    orm,
-    'select id, base_url, host, name, status, is_default from car_share order by is_default desc, created_date_utc, id',
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    baseUrl: r.is_default ? publicUrl : r.base_url,
-    host: r.is_default ? hostKey(new URL(publicUrl).host) : r.host,
-    name: r.name,
-    status: r.status,
-    isDefault: r.is_default,
-  }));
-}
-
 export async function listCarSharesFromCli(db: Pick<Database, 'orm'>, publicUrl: string) {
-  const list = await carShares(db.orm, publicUrl);
+  const list = await loadCarShares(db.orm, publicUrl);
   return {
     CarShares: list.map((c) => ({ Id: c.id, BaseUrl: c.baseUrl, Name: c.name, Status: c.status })),
   };
@@ -130,7 +105,7 @@ export async function carShareFromCli(
   ref: string | undefined,
   publicUrl: string,
 ): Promise<Pick<CarShare, 'id' | 'baseUrl' | 'host' | 'name' | 'status' | 'isDefault'>> {
-  const list = await carShares(orm, publicUrl);
+  const list = await loadCarShares(orm, publicUrl);
   const found =
     ref === undefined
       ? list.find((c) => c.isDefault)

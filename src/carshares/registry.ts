@@ -32,7 +32,9 @@ interface CarShareRow {
   limits: CarShareLimits | null;
 }
 
-const SELECT = 'select id, base_url, host, name, status, is_default, limits from car_share';
+// The default first, then in the order they were made (list-car-shares shows them so).
+const SELECT = `select id, base_url, host, name, status, is_default, limits from car_share
+  order by is_default desc, created_date_utc, id`;
 
 function fromRow(r: CarShareRow, publicUrl: string): CarShare {
   const baseUrl = r.is_default ? publicUrl : r.base_url;
@@ -48,6 +50,7 @@ function fromRow(r: CarShareRow, publicUrl: string): CarShare {
   };
 }
 
+/** Every car share, the default first; the default's address is PUBLIC_URL. */
 export async function loadCarShares(orm: Orm, publicUrl: string): Promise<CarShare[]> {
   const rows = await deploymentSql<CarShareRow>(orm, SELECT);
   return rows.map((r) => fromRow(r, publicUrl));
