@@ -3,6 +3,7 @@
 // payloads the cache forgets by (`token:<stored id>`, `grant:<id>`, `account:<id>`, `client:<client id>`).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notifyInTransaction } from '../db/notify.js';
+import { carShareOf } from '../db/scope.js';
 import { CHANNEL } from './token.cache.js';
 
 /** An account's status or roles changed, or it was deleted. */
@@ -38,6 +39,12 @@ function where(rows: OAuthRows): { sql: string; params: string[] } {
 export async function deleteOAuthRows(em: EntityManager, rows: OAuthRows): Promise<void> {
   if (!em.isInTransaction()) return em.transactional((tx) => deleteOAuthRows(tx as EntityManager, rows));
   const w = where(rows);
+  // A car share's rows name it (CONTRACT §25).
+  const carShareId = carShareOf(em);
+  if (carShareId !== undefined) {
+    w.sql = `"car_share_id" = ? and ${w.sql}`;
+    w.params.unshift(carShareId);
+  }
   const live = await em.getConnection().execute<{ model: string; id: string }[]>(
     `with d as (delete from "oauth_model" where ${w.sql} returning "model", "id", "expires_at")
      select "model", "id" from d
