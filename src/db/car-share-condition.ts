@@ -13,7 +13,7 @@
 //   for it).
 import { type ChangeSet, ChangeSetPersister, type EntityMetadata, p } from '@mikro-orm/core';
 import { AbstractSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
-import { carShareOf } from './scope.js';
+import { CAR_SHARE_FILTER, carShareOf } from './scope.js';
 
 /** The property every car share entity has: its `car_share_id`, set from the scope when the entity is created. */
 export const carShareIdProperty = () =>
@@ -33,7 +33,7 @@ const hasCarShare = (meta: EntityMetadata | undefined): boolean => !!meta?.root.
 
 /** The `carShare` filter of `openOrm`: `car_share_id = ?` for a scoped EntityManager's car share entities. */
 export const carShareFilter = {
-  name: 'carShare',
+  name: CAR_SHARE_FILTER,
   default: true,
   args: false,
   cond: (_args: unknown, _type: unknown, em: EntityManager, _options: unknown, entityName?: string) => {
