@@ -5,8 +5,10 @@
 // in-process GraphQL harness and every statement it sends is recorded (the harness's statement hook, which leaves
 // out the transactions' own begin/set local/commit) and checked.
 import { describe, expect, it } from 'vitest';
+import { createFirstOperator } from '../../src/accounts/user-account.cli.js';
 import { defaultBookingPolicy } from '../../src/bookings/booking.policy.js';
 import { sweepBookingTimers } from '../../src/bookings/booking.timers.js';
+import { createCarShare } from '../../src/carshares/car-share.commands.js';
 import { expireVerifications } from '../../src/verifications/verification.commands.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import {
@@ -43,7 +45,7 @@ import {
 import { verificationId } from '../factories/verifications.js';
 import { asClient, asOps } from '../support/actors.js';
 import { type Harness, useHarness } from '../support/harness.js';
-import { scoped } from '../support/scope.js';
+import { scoped, scopedSql } from '../support/scope.js';
 import {
   carShareTableNames,
   missingConditions as missingIn,
@@ -396,6 +398,26 @@ describe('statements of requests', () => {
       '{ summary { id bookingsByState { pending approved } users { active unverified } cars { listed } } }',
     );
     expect(violations()).toEqual([]);
+  });
+
+  it('a new car share: its first operator, written in the transaction that creates it, names it', async () => {
+    const host = `cs-${Date.now().toString(36)}.example`;
+    const { carShare, result } = await recording('createCarShare', () =>
+      createCarShare(h.orm, { baseUrl: `https://${host}`, name: 'Second' }, (em) =>
+        createFirstOperator(em, { username: `ops@${host}`, password: 'a long and unusual passphrase' }),
+      ),
+    );
+    const written = recorded.filter((s) => s.by === 'createCarShare').map((s) => s.sql);
+    expect(written.some((s) => /^\s*insert into "user_account"/.test(s))).toBe(true);
+    expect(violations('createCarShare')).toEqual([]);
+    // The account is the new car share's, and reached in its scope.
+    const [row] = await scopedSql<{ car_share_id: string }>(
+      h.orm,
+      'select car_share_id from user_account where car_share_id = ? and id = ?',
+      [carShare.id, result.Id],
+      carShare.id,
+    );
+    expect(row?.car_share_id).toBe(carShare.id);
   });
 
   it('background steps: booking timers and verification expiry, in a car share’s scope', async () => {
