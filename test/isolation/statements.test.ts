@@ -6,9 +6,14 @@
 // out the transactions' own begin/set local/commit) and checked.
 import { describe, expect, it } from 'vitest';
 import { createFirstOperator } from '../../src/accounts/user-account.cli.js';
+import { UserAccount } from '../../src/accounts/user-account.entity.js';
 import { defaultBookingPolicy } from '../../src/bookings/booking.policy.js';
 import { sweepBookingTimers } from '../../src/bookings/booking.timers.js';
+import { Car } from '../../src/cars/car.entity.js';
 import { createCarShare } from '../../src/carshares/car-share.commands.js';
+import { ClientApplication } from '../../src/clientapps/client-application.entity.js';
+import { deploymentEm } from '../../src/db/scope.js';
+import { newId } from '../../src/shared/ids.js';
 import { expireVerifications } from '../../src/verifications/verification.commands.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
 import {
@@ -45,7 +50,7 @@ import {
 import { verificationId } from '../factories/verifications.js';
 import { asClient, asOps } from '../support/actors.js';
 import { type Harness, useHarness } from '../support/harness.js';
-import { scoped, scopedSql } from '../support/scope.js';
+import { defaultCarShareId, scoped, scopedSql } from '../support/scope.js';
 import {
   carShareTableNames,
   missingConditions as missingIn,
@@ -448,6 +453,48 @@ describe('statements of requests', () => {
     expect(background.some((s) => /skip locked/i.test(s))).toBe(true);
     expect(background.filter((s) => /^\s*update "car_booking"/.test(s)).length).toBeGreaterThanOrEqual(3);
     expect(background.some((s) => /^\s*update "verification"/.test(s))).toBe(true);
+  });
+});
+
+describe('the data layer', () => {
+  it('a flush names the entity’s car share in its updates (one per entity) and deletes; finds name the scope’s', async () => {
+    const em = scoped(h.orm);
+    const accounts = await recording('data layer', () => em.find(UserAccount, {}, { limit: 3 }));
+    expect(accounts.length).toBeGreaterThanOrEqual(3);
+    for (const a of accounts) a.lastModifiedDateUtc = h.clock.now();
+    await recording('data layer', () => em.flush());
+    const updates = recorded.filter((s) => s.by === 'data layer' && /^\s*update\b/i.test(s.sql));
+    expect(updates).toHaveLength(3);
+    const apps = [0, 1].map(() =>
+      em.create(ClientApplication, {
+        id: newId(),
+        name: 'Doomed',
+        description: null,
+        clientId: newId(),
+        secretHash: 'x',
+        grantTypes: ['client_credentials'],
+        redirectUris: [],
+        allowedScopes: [],
+        allowRefresh: false,
+        isFirstParty: false,
+        status: 'Active',
+        lastUsedDateUtc: null,
+        createdDateUtc: h.clock.now(),
+        lastModifiedDateUtc: h.clock.now(),
+      }),
+    );
+    await recording('data layer', () => em.flush());
+    expect(apps.map((a) => a.carShareId)).toEqual([defaultCarShareId(), defaultCarShareId()]);
+    for (const a of apps) em.remove(a);
+    await recording('data layer', () => em.flush());
+    expect(recorded.some((s) => s.by === 'data layer' && /^\s*delete\b/i.test(s.sql))).toBe(true);
+    expect(violations('data layer')).toEqual([]);
+  });
+
+  it('work across car shares (deploymentEm) gets no car share condition', async () => {
+    await recording('deployment', () => deploymentEm(h.orm).count(Car, {}));
+    const [count] = recorded.filter((s) => s.by === 'deployment');
+    expect(count?.sql).not.toMatch(/car_share_id/);
   });
 });
 
