@@ -5,8 +5,9 @@
 // - every entity maps `car_share_id` as `carShareId` (`carShareIdProperty`), set on create from the scope, so an
 //   insert names the column with its value;
 // - the `carShare` filter (default on, given to `openOrm`) adds `car_share_id = ?` to every find, count,
-//   nativeUpdate and nativeDelete of a scoped EntityManager; an EntityManager with no scope (`deploymentEm`) gets
-//   nothing, as it reads across car shares;
+//   nativeUpdate and nativeDelete of a scoped EntityManager (the scope is `carShareOf(em)`: the session context
+//   of `carShareEm`, or the filter's parameter); an EntityManager with no scope (`deploymentEm`) gets nothing, as
+//   it reads across car shares;
 // - a flush updates and deletes loaded entities by primary key only (`where id = ?`, MikroORM knows no other key),
 //   so its updates and deletes are given the entity's own `carShareId` as a second condition here. Updates of a
 //   car share entity are then one statement per entity (MikroORM's batched `update … set x = case …` has no place
