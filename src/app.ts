@@ -68,13 +68,15 @@ export interface AppDeps {
   log: Logger;
   clock: Clock;
   authenticator: Authenticator;
-  /** The authorization server, mounted at /api/oauth when given. */
-  oauth?: Pick<AuthServer, 'provider' | 'cookieKeys' | 'interactions'>;
+  /** The authorization servers (one per car share), mounted at /api/oauth when given. */
+  oauth?: Pick<AuthServer, 'siteFor' | 'interactions'>;
   /** Prometheus metrics; a fresh registry when not given. */
   metrics?: Metrics;
   metricsToken?: string | undefined;
   /** The self-signed certificate clients must trust, cited in ready-made curl commands; none for a real one. */
   caFile?: string | undefined;
+  /** The local CA's certificate file, which verifies car share hosts other than localhost; none for a real one. */
+  localCaFile?: string | undefined;
   /** Execution gate sizes other than the service's own (tests only: tiny lanes, a short wait). */
   gate?: Partial<GateOptions> | undefined;
 }
@@ -204,8 +206,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
   if (deps.oauth) {
     routers.push(deps.oauth.interactions);
     mountAuthServer(koa, deps.oauth);
-    // The operators dashboard, signed in through the authorization server as its first-party client.
-    const dashboard = { orm, publicUrl: config.PUBLIC_URL, caFile: deps.caFile, clock, log };
+    // The operators dashboard of each car share, signed in through its authorization server as its first-party
+    // client.
+    const dashboard = {
+      siteFor: deps.oauth.siteFor,
+      caFile: deps.caFile,
+      localCaFile: deps.localCaFile,
+      clock,
+      log,
+    };
     koa.use(await createDashboard({ ...dashboard, execute: graphql.executeWithToken }));
   }
   const facade = createFacade({

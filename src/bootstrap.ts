@@ -1,11 +1,13 @@
-// First start on an empty database: the operator account (OPS_EMAIL/OPS_PASSWORD, or generated and printed once).
+// First start on an empty database: the operator account (OPS_EMAIL/OPS_PASSWORD, or generated and printed once);
+// every start: the default car share's authorization server keys and dashboard client, made when missing and kept in
+// step with PUBLIC_URL.
 import { randomBytes } from 'node:crypto';
 import { type Actor, apiScopes } from './access/actor.js';
 import { createUserAccount } from './accounts/account.commands.js';
 import type { CarShare } from './carshares/car-share.js';
 import type { Orm } from './db/orm.js';
 import { carShareEm } from './db/scope.js';
-import { ensureDashboardClient } from './oauth/first-party.js';
+import { ensureCarShareOAuth } from './oauth/first-party.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 
@@ -19,8 +21,8 @@ export async function bootstrap(
     carShare: CarShare;
     email?: string | undefined;
     password?: string | undefined;
-    /** When given, the dashboard's client application is created (or its redirect URI kept current). */
-    publicUrl?: string;
+    /** When true, the car share's OAuth keys and dashboard client are made (or its redirect URI kept current). */
+    oauth?: boolean;
     clock: Clock;
     log: Logger;
   },
@@ -58,5 +60,5 @@ export async function bootstrap(
           'Sign in to /dashboard with it. This password is shown only once.\n\n',
       );
   });
-  if (opts.publicUrl) await ensureDashboardClient(orm, { publicUrl: opts.publicUrl, clock: opts.clock });
+  if (opts.oauth) await ensureCarShareOAuth(orm, opts.carShare, opts.clock);
 }

@@ -30,7 +30,7 @@ import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate, selfSignedCertShown, sniCertificates } from './tls.js';
+import { loadCertificate, localCaCertPath, selfSignedCertShown, sniCertificates } from './tls.js';
 import { sweepVerificationExpiry } from './verifications/verification.expiry.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
@@ -90,6 +90,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       defaultName: config.DEFAULT_CAR_SHARE_NAME,
     });
     const carShares = await openCarShareRegistry(db.orm, config.PUBLIC_URL);
+    // What a process keeps for a car share (its authorization server) is built again after a change to it.
+    carShares.onChange((id) => auth?.forget(id));
     carShareListener = listenForWork(
       db.url,
       {
@@ -102,7 +104,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       carShare: carShares.default,
       email: config.OPS_EMAIL,
       password: config.OPS_PASSWORD,
-      publicUrl: config.PUBLIC_URL,
+      oauth: true,
       clock,
       log,
     });
@@ -132,6 +134,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       oauth: auth,
       // The default self-signed certificate, which ready-made curl commands tell curl to trust.
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
+      localCaFile: config.TLS_CERT ? undefined : localCaCertPath(config.DATA_DIR),
       gate: opts.gate,
     });
     // Which hosts get a certificate of the local CA (without TLS_CERT): those of the car shares. The CA's file is

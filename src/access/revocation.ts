@@ -39,18 +39,17 @@ function where(rows: OAuthRows): { sql: string; params: string[] } {
 export async function deleteOAuthRows(em: EntityManager, rows: OAuthRows): Promise<void> {
   if (!em.isInTransaction()) return em.transactional((tx) => deleteOAuthRows(tx as EntityManager, rows));
   const w = where(rows);
-  // A car share's rows name it (CONTRACT §25).
+  // In a car share's scope, the statement names it (CONTRACT §25), as well as row-level security holding it there.
   const carShareId = carShareOf(em);
-  if (carShareId !== undefined) {
-    w.sql = `"car_share_id" = ? and ${w.sql}`;
-    w.params.unshift(carShareId);
-  }
+  const scope = carShareId
+    ? { sql: '"car_share_id" = ? and ', params: [carShareId] }
+    : { sql: '', params: [] };
   const live = await em.getConnection().execute<{ model: string; id: string }[]>(
-    `with d as (delete from "oauth_model" where ${w.sql} returning "model", "id", "expires_at")
+    `with d as (delete from "oauth_model" where ${scope.sql}${w.sql} returning "model", "id", "expires_at")
      select "model", "id" from d
       where "model" in (${[...ANNOUNCED_MODELS].map((m) => `'${m}'`).join(', ')})
         and ("expires_at" is null or "expires_at" > now())`,
-    w.params,
+    [...scope.params, ...w.params],
     'all',
     em.getTransactionContext(),
   );

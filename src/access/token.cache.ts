@@ -3,7 +3,9 @@
 // sent in the change's transaction: revocation.ts). Before a cached answer is used, one protocol Sync on the
 // listening connection (no SQL statement: see sync.barrier.ts) makes sure every announcement committed earlier has
 // arrived, so a revocation is seen at once, on every instance; callers share it. While the announcements cannot be
-// heard, nothing is cached.
+// heard, nothing is cached. Entries are kept per car share and token: a token checked in one car share is never an
+// answer in another (CONTRACT §21). Announced ids are unique across the deployment, so an announcement drops its
+// entries in whichever car share holds them.
 import pg from 'pg';
 import type { Logger } from '../shared/log.js';
 import type { Actor } from './actor.js';
@@ -20,7 +22,11 @@ export interface CachedToken {
 
 interface Entry extends CachedToken {
   until: number;
+  /** The stored id (hash) of the token, which `token:` announcements name. */
+  token: string;
 }
+
+const keyOf = (carShareId: string, token: string) => `${carShareId}\n${token}`;
 
 export const CHANNEL = 'carshare_auth';
 
@@ -47,7 +53,8 @@ export class TokenCache {
     return this.#generation;
   }
 
-  get(key: string, nowMs: number): CachedToken | undefined {
+  get(carShareId: string, token: string, nowMs: number): CachedToken | undefined {
+    const key = keyOf(carShareId, token);
     const e = this.#entries.get(key);
     if (!e) return undefined;
     if (!this.#listening || e.until <= nowMs || e.exp * 1000 <= nowMs) {
@@ -58,14 +65,14 @@ export class TokenCache {
   }
 
   /** A cached answer, once every invalidation committed before this call has been heard. */
-  async lookup(key: string, nowMs: () => number): Promise<CachedToken | undefined> {
-    if (!this.#entries.has(key)) return undefined;
+  async lookup(carShareId: string, token: string, nowMs: () => number): Promise<CachedToken | undefined> {
+    if (!this.#entries.has(keyOf(carShareId, token))) return undefined;
     try {
       await this.#sync();
     } catch {
       return undefined;
     }
-    return this.get(key, nowMs());
+    return this.get(carShareId, token, nowMs());
   }
 
   /** Coalesced: callers share a barrier query that started after they called. */
@@ -94,27 +101,25 @@ export class TokenCache {
     return queued;
   }
 
-  set(key: string, value: CachedToken, generation: number, nowMs: number): void {
+  set(carShareId: string, token: string, value: CachedToken, generation: number, nowMs: number): void {
     if (!this.#listening || generation !== this.#generation) return;
+    const key = keyOf(carShareId, token);
     if (this.#entries.size >= MAX_ENTRIES) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    this.#entries.set(key, { ...value, until: Math.min(nowMs + TTL_MS, value.exp * 1000) });
+    this.#entries.set(key, { ...value, token, until: Math.min(nowMs + TTL_MS, value.exp * 1000) });
   }
 
-  /** `token:<hash>`, `grant:<id>`, `account:<id>` or `client:<client id>`. */
+  /** `token:<hash>`, `grant:<id>`, `account:<id>` or `client:<client id>`, in every car share. */
   forget(what: string): void {
     this.#generation += 1;
     const sep = what.indexOf(':');
     const kind = what.slice(0, sep);
     const id = what.slice(sep + 1);
-    if (kind === 'token') {
-      this.#entries.delete(id);
-      return;
-    }
     for (const [key, e] of this.#entries) {
       const hit =
+        (kind === 'token' && e.token === id) ||
         (kind === 'grant' && e.grantId === id) ||
         (kind === 'account' && e.accountId === id) ||
         (kind === 'client' && e.clientId === id);

@@ -1,8 +1,8 @@
 // Wrong passwords lock an account: 5 in a row, wherever they are tried (the sign-in page, or a password change's
 // CurrentPassword), lock it for 5 minutes; the right password ends the run.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { runSql } from '../db/rows.js';
-import { carShareOf } from '../db/scope.js';
 import type { UserAccount } from './user-account.entity.js';
 
 export const MAX_FAILED_SIGN_INS = 5;
@@ -23,20 +23,19 @@ export async function countWrongPassword(
   accountId: string,
   now: Date,
 ): Promise<Date | undefined> {
-  // A fork keeps the scope (src/db/scope.ts) and leaves the caller's transaction behind. The statement names the
-  // car share (CONTRACT §25); a caller with no scope yet (the sign-in page's, until it has one) names the account.
-  const carShareId = carShareOf(em);
+  // A fork keeps the caller's car share scope (src/db/scope.ts) and starts no transaction of the caller's: the
+  // statement runs in a short one of that scope, and names the car share (CONTRACT §25).
   const [row] = await runSql<{ locked_until_utc: Date | string | null }>(
     em.fork(),
     `update user_account set
        locked_until_utc = case when failed_sign_ins + 1 >= ? then ? else locked_until_utc end,
        failed_sign_ins = case when failed_sign_ins + 1 >= ? then 0 else failed_sign_ins + 1 end
-     where ${carShareId === undefined ? '' : 'car_share_id = ? and '}id = ? returning locked_until_utc`,
+     where car_share_id = ? and id = ? returning locked_until_utc`,
     [
       MAX_FAILED_SIGN_INS,
       new Date(now.getTime() + LOCK_MS),
       MAX_FAILED_SIGN_INS,
-      ...(carShareId === undefined ? [] : [carShareId]),
+      carShareIdOf(em),
       accountId,
     ],
   );

@@ -7,7 +7,7 @@
 // backlog holds another's timers back by one batch at most.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
-import { carShareEm, carShareOf, deploymentEm } from '../db/scope.js';
+import { carShareEm, carShareOf, deploymentSql } from '../db/scope.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { every, type Periodic } from '../shared/periodic.js';
@@ -44,12 +44,11 @@ export async function carSharesWithDueBookings(
   now: Date,
   policy: BookingPolicy,
 ): Promise<string[]> {
-  const rows = await deploymentEm(orm)
-    .getConnection()
-    .execute<{ car_share_id: string }[]>(
-      `select distinct car_share_id from car_booking where ${DUE}`,
-      dueAt(now, policy),
-    );
+  const rows = await deploymentSql<{ car_share_id: string }>(
+    orm,
+    `select distinct car_share_id from car_booking where ${DUE}`,
+    dueAt(now, policy),
+  );
   return rows.map((r) => r.car_share_id);
 }
 

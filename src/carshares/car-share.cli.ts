@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Database } from '../db/database.js';
 import type { Orm } from '../db/orm.js';
-import { deploymentEm } from '../db/scope.js';
+import { deploymentSql } from '../db/scope.js';
 import { type OptionNames, requireOptions } from '../shared/command-line.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
@@ -89,11 +89,10 @@ interface Row {
 
 /** Every car share, the default first, then in the order they were made; the default's address is PUBLIC_URL. */
 async function carShares(orm: Orm, publicUrl: string) {
-  const rows = await deploymentEm(orm)
-    .getConnection()
-    .execute<Row[]>(
-      'select id, base_url, host, name, status, is_default from car_share order by is_default desc, created_date_utc, id',
-    );
+  const rows = await deploymentSql<Row>(
+    orm,
+    'select id, base_url, host, name, status, is_default from car_share order by is_default desc, created_date_utc, id',
+  );
   return rows.map((r) => ({
     id: r.id,
     baseUrl: r.is_default ? publicUrl : r.base_url,

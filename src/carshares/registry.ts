@@ -4,7 +4,7 @@
 // instance. The default car share's `baseUrl` in a process is its PUBLIC_URL.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
-import { deploymentEm } from '../db/scope.js';
+import { deploymentSql } from '../db/scope.js';
 import { type CarShare, type CarShareLimits, type CarShareStatus, hostKey, issuerOf } from './car-share.js';
 
 /** The channel a change to a car share is announced on; the payload is its Id. */
@@ -49,7 +49,7 @@ function fromRow(r: CarShareRow, publicUrl: string): CarShare {
 }
 
 export async function loadCarShares(orm: Orm, publicUrl: string): Promise<CarShare[]> {
-  const rows = await deploymentEm(orm).getConnection().execute<CarShareRow[]>(SELECT);
+  const rows = await deploymentSql<CarShareRow>(orm, SELECT);
   return rows.map((r) => fromRow(r, publicUrl));
 }
 

@@ -6,8 +6,9 @@ import type { CarShare } from '../carshares/car-share.js';
 import type { Clock } from '../shared/clock.js';
 import { isDomainError } from '../shared/errors.js';
 import type { ApiError } from './errors.js';
-import { DASHBOARD_SCOPE, type OAuthClient, refreshTokens } from './oauth.js';
-import type { Session, Sessions } from './session.js';
+import { DASHBOARD_SCOPE, refreshTokens } from './oauth.js';
+import type { Session } from './session.js';
+import { siteOf } from './site.js';
 
 /** Runs one GraphQL operation as the bearer of `authorization`, like the REST facade does. */
 export type Execute = (
@@ -27,9 +28,6 @@ export class SessionEnded extends Error {
 
 export interface ApiDeps {
   execute: Execute;
-  sessions: Sessions;
-  publicUrl: string;
-  client: OAuthClient;
   clock: Clock;
 }
 
@@ -53,11 +51,12 @@ function apiError(e: NonNullable<FormattedExecutionResult['errors']>[number]): A
 
 export function apiFor(ctx: Koa.Context, start: Session, deps: ApiDeps): Api {
   let session = start;
+  const site = siteOf(ctx);
   const now = () => deps.clock.now().getTime();
 
   const refresh = async (): Promise<void> => {
     if (!session.refreshToken) throw new SessionEnded('no refresh token');
-    const r = await refreshTokens(ctx, deps.publicUrl, deps.client, session.refreshToken);
+    const r = await refreshTokens(ctx, site, session.refreshToken);
     if (!r.ok || !r.tokens.scope.includes(DASHBOARD_SCOPE))
       throw new SessionEnded('the session could not be renewed');
     session = {
@@ -66,7 +65,7 @@ export function apiFor(ctx: Koa.Context, start: Session, deps: ApiDeps): Api {
       refreshToken: r.tokens.refreshToken ?? session.refreshToken,
       expiresAt: now() + r.tokens.expiresIn * 1000,
     };
-    deps.sessions.write(ctx, session);
+    site.sessions.write(ctx, session);
   };
 
   /** undefined when the token was refused. */
@@ -77,7 +76,7 @@ export function apiFor(ctx: Koa.Context, start: Session, deps: ApiDeps): Api {
         variables,
         `Bearer ${session.accessToken}`,
         String(ctx.state.requestId),
-        ctx.state.carShare as CarShare,
+        site.carShare,
       );
       return r.errors?.[0]?.extensions?.code === 'Unauthorized' ? undefined : r;
     } catch (e) {

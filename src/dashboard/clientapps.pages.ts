@@ -85,8 +85,8 @@ ${checkboxes('allowedScopes', 'Allowed scopes: the most any token of this app ca
 }
 
 /** Issuer, endpoints and a ready curl; with the secret filled in right after create or rotate. */
-export function integration(app: App, publicUrl: string, secret?: string, caFile?: string): Html {
-  const issuer = `${publicUrl}/api/oauth`;
+export function integration(app: App, baseUrl: string, secret?: string, caFile?: string): Html {
+  const issuer = `${baseUrl}/api/oauth`;
   // The self-signed certificate of a default start, which curl must be told to trust.
   const cmd = caFile ? `curl --cacert ${caFile}` : 'curl';
   const api = app.allowedScopes.filter((s) => (apiScopes as readonly string[]).includes(s));
@@ -95,7 +95,7 @@ export function integration(app: App, publicUrl: string, secret?: string, caFile
   const cc = app.grantTypes.includes('client_credentials')
     ? html`<h3>A token with client credentials</h3>${secret ? '' : html`<p class="hint">Set <code>CLIENT_SECRET</code> to the secret shown when the app was registered or its secret last rotated.</p>`}
 <pre id="curl-${app.id}" class="mono">${curl}</pre><p><button type="button" class="secondary" data-copy="curl-${app.id}" hidden>Copy the command</button> <span class="copied" role="status" data-copied-for="curl-${app.id}"></span></p>
-<p class="hint">Then call the API with <code>Authorization: Bearer &lt;access_token&gt;</code>, e.g. <code>${cmd} -H "Authorization: Bearer $ACCESS_TOKEN" ${publicUrl}/api/cars</code>. Tokens last 15 minutes and are not refreshed: ask for a new one.</p>`
+<p class="hint">Then call the API with <code>Authorization: Bearer &lt;access_token&gt;</code>, e.g. <code>${cmd} -H "Authorization: Bearer $ACCESS_TOKEN" ${baseUrl}/api/cars</code>. Tokens last 15 minutes and are not refreshed: ask for a new one.</p>`
     : '';
   return html`<section aria-labelledby="integration-${app.id}"><h2 id="integration-${app.id}">Integration</h2>
 <dl class="pairs"><dt>Issuer</dt><dd><code>${issuer}</code></dd>
@@ -105,7 +105,7 @@ ${app.grantTypes.includes('authorization_code') ? html`<dt>Authorization endpoin
 <dt>Client ID</dt><dd><code>${app.clientId}</code></dd><dt>Client authentication</dt><dd>HTTP Basic (<code>client_secret_basic</code>) or form fields (<code>client_secret_post</code>)</dd></dl>${cc}</section>`;
 }
 
-export function appPage(app: App, publicUrl: string, csrf: string, caFile?: string): Html {
+export function appPage(app: App, baseUrl: string, csrf: string, caFile?: string): Html {
   const scopeList = app.allowedScopes.map(
     (s) => html`<li><code>${s}</code> — ${scopeDescriptions[s as keyof typeof scopeDescriptions] ?? ''}</li>`,
   );
@@ -123,7 +123,7 @@ export function appPage(app: App, publicUrl: string, csrf: string, caFile?: stri
 <dt>Registered</dt><dd>${when(app.createdDateUtc)}</dd></dl>
 <p>${auditLink('ClientApplication', app.id)}</p>
 <h2>Allowed scopes</h2>${scopeList.length ? html`<ul>${scopeList}</ul>` : html`<p class="muted">None: its tokens allow nothing.</p>`}
-${integration(app, publicUrl, undefined, caFile)}
+${integration(app, baseUrl, undefined, caFile)}
 <section aria-labelledby="actions"><h2 id="actions">Actions</h2>
 <p id="rotate-note" class="hint">Rotating shows a new secret once; the current secret stops working at once.</p>
 ${actionButton(`${path(app)}/rotate-secret`, 'Rotate the secret', csrf, { describedBy: 'rotate-note' })} ${own}</section>
@@ -133,14 +133,14 @@ ${actionButton(`${path(app)}/rotate-secret`, 'Rotate the secret', csrf, { descri
 export function secretPage(
   app: App,
   secret: string,
-  publicUrl: string,
+  baseUrl: string,
   kind: 'created' | 'rotated',
   caFile?: string,
 ): Html {
   return html`<div class="warning" role="alert"><p><strong>Copy the client secret now: it is shown only this once.</strong>
 The service keeps only a hash of it${kind === 'rotated' ? ', and the previous secret has stopped working' : ''}. If it is lost, rotate the secret to get a new one.</p></div>
 ${secretField('client-id', 'Client ID', app.clientId)}${secretField('client-secret', 'Client secret', secret)}
-${integration(app, publicUrl, secret, caFile)}
+${integration(app, baseUrl, secret, caFile)}
 <p><a class="button" href="${path(app)}">I have stored the secret: go to ${app.name}</a></p>`;
 }
 

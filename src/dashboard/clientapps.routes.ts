@@ -68,7 +68,7 @@ async function load(ctx: Koa.Context, op: Op): Promise<App | undefined> {
 const listBack = () => html`<p><a href="${BASE}/clients">All client applications</a></p>`;
 
 export function serveClientAppPages(router: Router, kit: Kit): void {
-  const { operator, publicUrl, caFile } = kit;
+  const { operator } = kit;
 
   router.get(
     '/clients',
@@ -102,7 +102,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
 
   router.post(
     '/clients',
-    operator(async (_ctx, op) => {
+    operator(async (ctx, op) => {
       const draft = draftOf(op.form);
       const bad = draft.redirectUris.map((u) => [u, redirectUriProblem(u)] as const).find(([, p]) => p);
       if (bad) {
@@ -140,7 +140,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
         {
           title: `${app.name} is registered`,
           section: 'clients',
-          body: secretPage(app, app.clientSecret, publicUrl, 'created', caFile),
+          body: secretPage(app, app.clientSecret, kit.site(ctx).baseUrl, 'created', kit.site(ctx).caFile),
         },
         201,
       );
@@ -156,7 +156,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
           title: app.name,
           section: 'clients',
           notice: noticeOf(ctx.query.notice),
-          body: appPage(app, publicUrl, op.user.csrf, caFile),
+          body: appPage(app, kit.site(ctx).baseUrl, op.user.csrf, kit.site(ctx).caFile),
         });
     }),
   );
@@ -178,7 +178,7 @@ export function serveClientAppPages(router: Router, kit: Kit): void {
       op.page({
         title: `New secret for ${app.name}`,
         section: 'clients',
-        body: secretPage(app, app.clientSecret, publicUrl, 'rotated', caFile),
+        body: secretPage(app, app.clientSecret, kit.site(ctx).baseUrl, 'rotated', kit.site(ctx).caFile),
       });
     }),
   );

@@ -6,7 +6,7 @@ import type { Logger } from '../shared/log.js';
 import { type Api, type ApiDeps, apiFor } from './api.js';
 import { href, html } from './html.js';
 import { BASE, type PageSpec, send } from './layout.js';
-import type { Sessions } from './session.js';
+import { type DashboardSite, siteOf } from './site.js';
 
 export type Form = Record<string, unknown>;
 
@@ -21,9 +21,8 @@ export type Handler = (ctx: Koa.Context, op: Op) => Promise<void>;
 
 export interface Kit {
   operator(handler: Handler): Koa.Middleware;
-  sessions: Sessions;
-  publicUrl: string;
-  caFile?: string | undefined;
+  /** The dashboard of the car share the request addresses. */
+  site(ctx: Koa.Context): DashboardSite;
   clock: Clock;
   log: Logger;
 }
@@ -48,11 +47,11 @@ function sameOrigin(ctx: Koa.Context): boolean {
   );
 }
 
-export function createKit(deps: ApiDeps & { log: Logger; caFile?: string | undefined }): Kit {
-  const { sessions } = deps;
+export function createKit(deps: ApiDeps & { log: Logger }): Kit {
   const operator =
     (handler: Handler): Koa.Middleware =>
     async (ctx) => {
+      const { sessions } = siteOf(ctx);
       const session = sessions.read(ctx);
       if (!session) {
         const next = ctx.method === 'GET' ? ctx.originalUrl : BASE;
@@ -89,9 +88,7 @@ Nothing was changed.</p><p><a class="button" href="${href(`${BASE}/signin`, { ne
     };
   return {
     operator,
-    sessions,
-    publicUrl: deps.publicUrl,
-    caFile: deps.caFile,
+    site: siteOf,
     clock: deps.clock,
     log: deps.log,
   };

@@ -1,13 +1,16 @@
 // The operators dashboard at /dashboard: server-rendered pages, a GraphQL client of this service signed in
-// through its own authorization server as the first-party client created at bootstrap (CONTRACT §12).
+// through the authorization server of the car share the request addresses, as that car share's own first-party
+// client (CONTRACT §12, §21): only its operators sign in, and its links and redirects begin with its BaseUrl.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type Koa from 'koa';
-import type { Orm } from '../db/orm.js';
+import type { CarShare } from '../carshares/car-share.js';
 import { markStaticAsset } from '../http/static-asset.js';
-import { dashboardClient } from '../oauth/first-party.js';
-import { derivedSecret, loadOAuthKeys } from '../oauth/keys.js';
+import { derivedSecret } from '../oauth/keys.js';
+import type { OAuthSite } from '../oauth/site.js';
 import { clientWentAway } from '../shared/client-gone.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -19,18 +22,24 @@ import { serveClientAppPages } from './clientapps.routes.js';
 import { html } from './html.js';
 import { createKit } from './kit.js';
 import { BASE, secure, send } from './layout.js';
-import { sessions } from './session.js';
+import { type Sessions, sessions } from './session.js';
 import { serveSignIn } from './signin.js';
+import type { DashboardSite } from './site.js';
 import { serveSummaryPages } from './summary.routes.js';
 import { serveUserPages } from './users.routes.js';
 import { serveVerificationPages } from './verifications.routes.js';
 import { serveWebhookPages } from './webhooks.routes.js';
 
 export interface DashboardDeps {
-  orm: Orm;
-  publicUrl: string;
+  /** The authorization server of a car share (its keys and first-party client), built at its first use. */
+  siteFor(carShare: CarShare): Promise<Pick<OAuthSite, 'carShare' | 'keys' | 'dashboard'>>;
   /** The self-signed certificate that ready-made curl commands must trust; none for a real certificate. */
   caFile?: string | undefined;
+  /**
+   * The local CA's certificate, which verifies car share hosts other than `localhost` (CONTRACT §19), once made;
+   * none for a real certificate.
+   */
+  localCaFile?: string | undefined;
   clock: Clock;
   log: Logger;
   execute: Execute;
@@ -43,10 +52,40 @@ const assets = {
 } as const;
 
 export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middleware> {
-  const client = await dashboardClient(deps.orm, deps.publicUrl);
-  const keys = await loadOAuthKeys(deps.orm);
-  const store = sessions(Buffer.from(derivedSecret(keys, 'dashboard-session'), 'base64url'), deps.clock);
-  const kit = createKit({ ...deps, sessions: store, client });
+  const kit = createKit(deps);
+  // Made once, when a car share first has a host other than `localhost`: read when first there.
+  let localCa: X509Certificate | undefined;
+  const readLocalCa = (): X509Certificate | undefined => {
+    if (!localCa && deps.localCaFile)
+      try {
+        localCa = new X509Certificate(readFileSync(deps.localCaFile));
+      } catch {
+        return undefined;
+      }
+    return localCa;
+  };
+  // Which file verifies a host: `localhost` and addresses get the self-signed certificate, other hosts the CA's.
+  const caFileFor = (host: string) =>
+    host === 'localhost' || isIP(host) !== 0 ? deps.caFile : deps.caFile && deps.localCaFile;
+  // One session store per authorization server built (its keys seal the cookies), forgotten with it.
+  const stores = new WeakMap<object, Sessions>();
+  const siteOf = async (carShare: CarShare): Promise<DashboardSite> => {
+    const oauth = await deps.siteFor(carShare);
+    let store = stores.get(oauth);
+    if (!store) {
+      store = sessions(Buffer.from(derivedSecret(oauth.keys, 'dashboard-session'), 'base64url'), deps.clock);
+      stores.set(oauth, store);
+    }
+    const baseUrl = oauth.carShare.baseUrl;
+    return {
+      carShare,
+      baseUrl,
+      client: oauth.dashboard,
+      sessions: store,
+      localCa: readLocalCa,
+      caFile: caFileFor(new URL(baseUrl).hostname),
+    };
+  };
   const files = Object.fromEntries(
     Object.keys(assets).map((f) => [f, readFileSync(new URL(`./assets/${f}`, import.meta.url))]),
   );
@@ -61,7 +100,7 @@ export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middlewa
     ctx.type = assets[file];
     ctx.body = files[file];
   });
-  serveSignIn(router, kit, { client, execute: deps.execute, clock: deps.clock });
+  serveSignIn(router, kit, { execute: deps.execute, clock: deps.clock });
   serveSummaryPages(router, kit);
   serveClientAppPages(router, kit);
   serveWebhookPages(router, kit);
@@ -76,6 +115,7 @@ export async function createDashboard(deps: DashboardDeps): Promise<Koa.Middlewa
     if (ctx.path !== BASE && !ctx.path.startsWith(`${BASE}/`)) return next();
     secure(ctx);
     try {
+      ctx.state.dashboard = await siteOf(ctx.state.carShare as CarShare);
       await routes(ctx as Parameters<typeof routes>[0], async () => undefined);
     } catch (err) {
       // A form cut short by a client that left: the edge's to count (499), not an error here.

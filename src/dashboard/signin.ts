@@ -3,20 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import type { CarShare } from '../carshares/car-share.js';
 import type { Clock } from '../shared/clock.js';
 import type { Execute } from './api.js';
 import { href, html } from './html.js';
 import type { Kit } from './kit.js';
 import { BASE, send } from './layout.js';
-import {
-  authorizationUrl,
-  DASHBOARD_SCOPE,
-  exchangeCode,
-  newVerifier,
-  type OAuthClient,
-  revokeToken,
-} from './oauth.js';
+import { authorizationUrl, DASHBOARD_SCOPE, exchangeCode, newVerifier, revokeToken } from './oauth.js';
 import { newSessionId } from './session.js';
 
 const ME = '{ me { id username roles } }';
@@ -40,12 +32,7 @@ const oauthErrors: Record<string, string> = {
   temporarily_unavailable: 'The authorization server is busy.',
 };
 
-export function serveSignIn(
-  router: Router,
-  kit: Kit,
-  deps: { client: OAuthClient; execute: Execute; clock: Clock },
-): void {
-  const { sessions, publicUrl } = kit;
+export function serveSignIn(router: Router, kit: Kit, deps: { execute: Execute; clock: Clock }): void {
   const notOperator = (ctx: Koa.Context, next: string, username?: string) =>
     send(
       ctx,
@@ -61,6 +48,7 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
     send(ctx, { title, body: html`<p>${text}</p>${signInLink(next)}` }, status);
 
   router.get('/signin', (ctx) => {
+    const { sessions, baseUrl, client } = kit.site(ctx);
     const state = randomBytes(16).toString('base64url');
     const verifier = newVerifier();
     sessions.writeSignIn(ctx, {
@@ -70,10 +58,12 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
       startedAt: deps.clock.now().getTime(),
     });
     ctx.status = 303;
-    ctx.redirect(authorizationUrl(publicUrl, deps.client, state, verifier));
+    ctx.redirect(authorizationUrl(baseUrl, client, state, verifier));
   });
 
   router.get('/oauth/callback', async (ctx) => {
+    const site = kit.site(ctx);
+    const { sessions } = site;
     const pending = sessions.readSignIn(ctx);
     sessions.clearSignIn(ctx);
     const q = ctx.query as Record<string, string | undefined>;
@@ -90,7 +80,7 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
       const known = oauthErrors[q.error] ?? `The authorization server refused the sign-in (${q.error}).`;
       return fail(ctx, 400, 'Sign-in did not complete', known, pending.next);
     }
-    const r = await exchangeCode(ctx, publicUrl, deps.client, String(q.code ?? ''), pending.verifier);
+    const r = await exchangeCode(ctx, site, String(q.code ?? ''), pending.verifier);
     if (!r.ok)
       return fail(
         ctx,
@@ -101,13 +91,13 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
       );
     const t = r.tokens;
     const me = await deps
-      .execute(ME, {}, `Bearer ${t.accessToken}`, String(ctx.state.requestId), ctx.state.carShare as CarShare)
+      .execute(ME, {}, `Bearer ${t.accessToken}`, String(ctx.state.requestId), site.carShare)
       .catch(() => undefined);
     const account = me?.data?.me as { id: string; username: string; roles: string[] } | undefined;
     if (!t.scope.includes(DASHBOARD_SCOPE) || !account?.roles.includes('ops')) {
       // Not an operator: the tokens are of no use here, so they are revoked at once.
-      await revokeToken(ctx, publicUrl, deps.client, t.refreshToken ?? t.accessToken);
-      await revokeToken(ctx, publicUrl, deps.client, t.accessToken);
+      await revokeToken(ctx, site, t.refreshToken ?? t.accessToken);
+      await revokeToken(ctx, site, t.accessToken);
       return notOperator(ctx, pending.next, account?.username);
     }
     const now = deps.clock.now().getTime();
@@ -125,6 +115,8 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
   });
 
   router.post('/signout', async (ctx) => {
+    const site = kit.site(ctx);
+    const { sessions } = site;
     const session = sessions.read(ctx);
     const csrf = (ctx.request.body as Record<string, unknown> | undefined)?.csrf;
     if (session && !sessions.checkCsrf(session, csrf))
@@ -137,8 +129,8 @@ the operator role, so the dashboard cannot be used with it. Ask an operator if y
         403,
       );
     if (session) {
-      if (session.refreshToken) await revokeToken(ctx, publicUrl, deps.client, session.refreshToken);
-      await revokeToken(ctx, publicUrl, deps.client, session.accessToken);
+      if (session.refreshToken) await revokeToken(ctx, site, session.refreshToken);
+      await revokeToken(ctx, site, session.accessToken);
       sessions.clear(ctx);
     }
     send(ctx, {

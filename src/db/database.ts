@@ -8,7 +8,7 @@ import { type EmbeddedDatabase, startEmbedded } from './embedded.js';
 import { checkIsolation } from './isolation.check.js';
 import { migrate } from './migrate.js';
 import { type Orm, openOrm } from './orm.js';
-import { useAppRole } from './scope.js';
+import { useAppRole, useDeploymentRole } from './scope.js';
 
 export interface Database {
   orm: Orm;
@@ -38,14 +38,24 @@ export async function openDatabase(opts: {
   const url = opts.databaseUrl ?? embedded!.url;
   let orm: Orm | undefined;
   try {
-    orm = await openOrm(url, opts.entities as NonNullable<Options['entities']>);
-    // Car share work runs as this role from now on (src/db/scope.ts).
-    useAppRole(opts.appRole ?? DEFAULT_APP_ROLE);
+    const role = opts.appRole ?? DEFAULT_APP_ROLE;
     if (opts.migrate !== false) {
-      const applied = await migrate(orm, url);
-      if (applied.length > 0) opts.onMigrated?.(applied);
-      await secureAppRole(url, opts.appRole ?? DEFAULT_APP_ROLE);
+      // Migrations and the role's grants as the DATABASE_URL user, on connections of their own.
+      const owner = await openOrm(url, opts.entities as NonNullable<Options['entities']>, { pool: 2 });
+      try {
+        const applied = await migrate(owner, url);
+        if (applied.length > 0) opts.onMigrated?.(applied);
+        await secureAppRole(url, role);
+      } finally {
+        await owner.close(true);
+      }
     }
+    // The service's connections start as the app role: a statement outside any car share's scope sees no row.
+    // Car share work runs as it (src/db/scope.ts); work across car shares switches back to the DATABASE_URL user.
+    orm = await openOrm(url, opts.entities as NonNullable<Options['entities']>, { appRole: role });
+    useAppRole(role);
+    const [me] = await orm.em.fork().getConnection().execute<{ u: string }[]>('select session_user as u');
+    useDeploymentRole(me!.u);
     const opened = orm;
     return {
       orm,

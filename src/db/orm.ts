@@ -15,9 +15,17 @@ export async function openOrm(
     pool?: number;
     onQuery?: (sql: string) => void;
     rewrite?: ((sql: string) => string) | undefined;
+    /**
+     * The role every connection starts as (DATABASE_APP_ROLE): a statement that runs outside any car share's scope
+     * then sees no row (CONTRACT §24); work across car shares switches back (src/db/scope.ts `deploymentEm`).
+     */
+    appRole?: string | undefined;
   } = {},
 ): Promise<MikroORM> {
+  if (opts.appRole !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.appRole))
+    throw new Error(`the app role ${opts.appRole} is not a plain SQL name`);
   return MikroORM.init({
+    ...(opts.appRole ? { driverOptions: { options: `-c role=${opts.appRole}` } } : {}),
     clientUrl,
     entities,
     extensions: [Migrator],

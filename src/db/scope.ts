@@ -23,14 +23,20 @@ export function useAppRole(role: string | undefined): void {
 
 export const currentAppRole = (): string | undefined => appRole;
 
+/** The DATABASE_URL user (its connections may start as the app role: `openOrm`'s `appRole`). */
+let deploymentRole: string | undefined;
+
+/** The DATABASE_URL user, which work across car shares switches to (`deploymentEm`). */
+export function useDeploymentRole(role: string): void {
+  deploymentRole = role;
+}
+
 /** An EntityManager scoped to one car share: every statement it runs is in a transaction inside that scope. */
 export function carShareEm(orm: Orm, carShareId: string): EntityManager {
   if (!UUID.test(carShareId)) throw new Error(`carShareEm: not a car share id: ${carShareId}`);
   const em = orm.em.fork();
-  em.setSessionContext({
-    variables: { [CAR_SHARE_SETTING]: carShareId },
-    ...(appRole ? { role: appRole } : {}),
-  });
+  const role = appRole ?? deploymentRole;
+  em.setSessionContext({ variables: { [CAR_SHARE_SETTING]: carShareId }, ...(role ? { role } : {}) });
   // What its statements name as their car share (src/db/car-share-condition.ts); its forks inherit it too.
   em.setFilterParams(CAR_SHARE_FILTER, { id: carShareId });
   return em;
@@ -50,7 +56,22 @@ export function inCarShare<T>(
  * work (reading only `car_share_id`s and due times), the platform's own tables, start-up. Never a car share's rows.
  */
 export function deploymentEm(orm: Orm): EntityManager {
-  return orm.em.fork();
+  const em = orm.em.fork();
+  // The service's connections start as the app role, so that a statement outside any scope sees nothing: this
+  // work switches back to the DATABASE_URL user, in a transaction like a car share's (src/db/database.ts).
+  if (deploymentRole) em.setSessionContext({ role: deploymentRole });
+  return em;
+}
+
+/** One statement of work across car shares (see `deploymentEm`), in a transaction as the DATABASE_URL user. */
+export function deploymentSql<R = Record<string, unknown>>(
+  orm: Orm,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<R[]> {
+  return deploymentEm(orm).transactional((em) =>
+    em.getConnection().execute<R[]>(sql, [...params], 'all', em.getTransactionContext()),
+  );
 }
 
 /** The car share an EntityManager is scoped to, if any. */

@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
 import { runSql } from '../db/rows.js';
-import { deploymentEm } from '../db/scope.js';
+import { deploymentSql } from '../db/scope.js';
 import { newId } from '../shared/ids.js';
 import type { AttemptTrigger } from '../webhooks/delivery.entity.js';
 import { settlePending } from '../webhooks/delivery.settle.js';
@@ -46,16 +46,15 @@ export interface DueCarShare {
  * and due times only. A suspended car share's deliveries wait (CONTRACT §23).
  */
 export async function carSharesWithDueDeliveries(orm: Orm, now: Date): Promise<DueCarShare[]> {
-  const rows = await deploymentEm(orm)
-    .getConnection()
-    .execute<{ car_share_id: string; due: Date }[]>(
-      `select d."car_share_id", min(d."next_attempt_date_utc") as "due" from "webhook_delivery" d
+  const rows = await deploymentSql<{ car_share_id: string; due: Date }>(
+    orm,
+    `select d."car_share_id", min(d."next_attempt_date_utc") as "due" from "webhook_delivery" d
         where d."status" = 'Pending' and d."next_attempt_date_utc" <= ?
           and (d."locked_until_utc" is null or d."locked_until_utc" <= ?)
           and d."car_share_id" in (select c."id" from "car_share" c where c."status" = 'Active')
         group by d."car_share_id" order by "due"`,
-      [now, now],
-    );
+    [now, now],
+  );
   return rows.map((r) => ({ carShareId: r.car_share_id, dueDateUtc: new Date(r.due) }));
 }
 
@@ -267,13 +266,12 @@ export async function releaseClaims(em: EntityManager, claimed: readonly Claimed
  * only (§24 rule 5), for the retention sweep.
  */
 export async function carSharesWithFinishedBefore(orm: Orm, before: Date): Promise<string[]> {
-  const rows = await deploymentEm(orm)
-    .getConnection()
-    .execute<{ car_share_id: string }[]>(
-      `select distinct "car_share_id" from "webhook_delivery"
+  const rows = await deploymentSql<{ car_share_id: string }>(
+    orm,
+    `select distinct "car_share_id" from "webhook_delivery"
         where "status" <> 'Pending' and "last_modified_date_utc" < ?`,
-      [before],
-    );
+    [before],
+  );
   return rows.map((r) => r.car_share_id);
 }
 

@@ -1,7 +1,7 @@
 // The webhook machinery on /metrics: what this instance's worker made of each delivery it handled, and the queue
 // all instances draw from (due now, waiting for a later retry, events not yet fanned out).
 import type { Orm } from '../db/orm.js';
-import { deploymentEm } from '../db/scope.js';
+import { deploymentSql } from '../db/scope.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -34,7 +34,7 @@ export function webhookMetrics(
   // Deployment work (src/db/scope.ts): counts across every car share, as the DATABASE_URL user. Only the totals
   // leave here, on the operator's /metrics, which names no car share (CONTRACT §19); never a car share's rows.
   const count = async (sql: string, params: unknown[] = []): Promise<number> => {
-    const [row] = await deploymentEm(orm).getConnection().execute<{ n: string }[]>(sql, params);
+    const [row] = await deploymentSql<{ n: string }>(orm, sql, params);
     return Number(row?.n ?? 0);
   };
   metrics.gauge('webhook_queue_depth', 'Pending webhook deliveries due now, across all instances', () =>

@@ -8,7 +8,7 @@
 // per car share per round, so one car share's backlog delays another's events by one batch at most.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
-import { carShareEm, deploymentEm } from '../db/scope.js';
+import { carShareEm, deploymentSql } from '../db/scope.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { BusEvent, EventBus } from './bus.js';
@@ -55,12 +55,11 @@ export interface OutboxRelay {
  * oldest backlog first.
  */
 export async function carSharesWithEvents(orm: Orm): Promise<string[]> {
-  const rows = await deploymentEm(orm)
-    .getConnection()
-    .execute<{ car_share_id: string }[]>(
-      `select "car_share_id" from "outbox_event" where "published_date_utc" is null
+  const rows = await deploymentSql<{ car_share_id: string }>(
+    orm,
+    `select "car_share_id" from "outbox_event" where "published_date_utc" is null
         group by "car_share_id" order by min("seq")`,
-    );
+  );
   return rows.map((r) => r.car_share_id);
 }
 

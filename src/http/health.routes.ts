@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import { migrationsPending } from '../db/migrate.js';
 import type { Orm } from '../db/orm.js';
-import { deploymentEm } from '../db/scope.js';
+import { deploymentSql } from '../db/scope.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 export function healthRoutes(deps: { orm: Orm; metrics: Metrics; metricsToken?: string | undefined }) {
@@ -15,7 +15,7 @@ export function healthRoutes(deps: { orm: Orm; metrics: Metrics; metricsToken?: 
     try {
       // Deployment work (src/db/scope.ts): whether the database answers, as the DATABASE_URL user; no car share's
       // rows are read, and the probe names no car share (CONTRACT §19).
-      await deploymentEm(deps.orm).getConnection().execute('select 1');
+      await deploymentSql(deps.orm, 'select 1');
       const pending = await migrationsPending(deps.orm);
       ctx.status = pending === 0 ? 200 : 503;
       ctx.body = { Status: pending === 0 ? 'Ready' : 'MigrationsPending', PendingMigrations: pending };

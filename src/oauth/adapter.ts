@@ -1,9 +1,14 @@
-// oidc-provider's storage on PostgreSQL: one row per (model, id) in oauth_model; bearer values kept only as
-// SHA-256; `consume` is a conditional update so concurrent redemptions of one code or refresh token succeed once.
+// oidc-provider's storage on PostgreSQL: one row per (car share, model, id) in oauth_model; bearer values kept only
+// as SHA-256; `consume` is a conditional update so concurrent redemptions of one code or refresh token succeed once.
+// One adapter per car share: every statement runs in its scope and names its car_share_id (CONTRACT §21, §24, §25),
+// so another car share's token, code, session or grant is one that does not exist.
 import { hash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import { ANNOUNCED_MODELS, deleteOAuthRows } from '../access/revocation.js';
 import type { Orm } from '../db/orm.js';
+import { runRead } from '../db/rows.js';
+import { carShareEm, deploymentSql, inCarShare } from '../db/scope.js';
 
 /** Models whose id is itself a credential (a token, a code, a session cookie): stored hashed. */
 const HASHED = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Session']);
@@ -25,10 +30,21 @@ interface Row {
 
 export type FindClient = (clientId: string) => Promise<AdapterPayload | undefined>;
 
-/** Builds the adapter class oidc-provider instantiates once per model name. */
-export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string) => Adapter {
-  const run = <T>(sql: string, params: unknown[], method: 'all' | 'run' = 'all') =>
-    orm.em.fork().getConnection().execute<T & object>(sql, params, method);
+/** A statement that changes rows, in a short transaction of the car share's scope. */
+const write = (em: EntityManager, sql: string, params: unknown[]) =>
+  em.transactional((tem) =>
+    tem.getConnection().execute<{ affectedRows: number }>(sql, params, 'run', tem.getTransactionContext()),
+  );
+
+/** Builds the adapter class a car share's provider instantiates once per model name. */
+export function pgAdapter(
+  orm: Orm,
+  carShareId: string,
+  findClient: FindClient,
+): new (
+  model: string,
+) => Adapter {
+  const em = carShareEm(orm, carShareId);
 
   return class PgAdapter implements Adapter {
     readonly #model: string;
@@ -61,12 +77,14 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
       // An interaction records its session's cookie value, which nothing reads back: not kept.
       if (stored.session?.cookie) stored.session = { ...stored.session, cookie: undefined };
       const expires = expiresIn ? 'now() + make_interval(secs => ?)' : 'null';
-      await run(
-        `insert into oauth_model (model, id, payload, grant_id, uid, user_code, expires_at)
-         values (?, ?, ?::jsonb, ?, ?, ?, ${expires})
+      await write(
+        em,
+        `insert into oauth_model (car_share_id, model, id, payload, grant_id, uid, user_code, expires_at)
+         values (?, ?, ?, ?::jsonb, ?, ?, ?, ${expires})
          on conflict (car_share_id, model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
            uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at`,
         [
+          carShareId,
           this.#model,
           this.#key(id),
           JSON.stringify(stored),
@@ -75,16 +93,16 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
           payload.userCode ?? null,
           ...(expiresIn ? [expiresIn] : []),
         ],
-        'run',
       );
     }
 
     async #findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<Row | undefined> {
-      const rows = await run<Row[]>(
+      const rows = await runRead<Row>(
+        em,
         `select id, payload, consumed_at
            from oauth_model
-          where model = ? and ${column} = ? and (expires_at is null or expires_at > now())`,
-        [this.#model, value],
+          where car_share_id = ? and model = ? and ${column} = ? and (expires_at is null or expires_at > now())`,
+        [carShareId, this.#model, value],
       );
       return rows[0];
     }
@@ -105,10 +123,11 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
     }
 
     async consume(id: string): Promise<void> {
-      const r = await run<{ affectedRows: number }>(
-        'update oauth_model set consumed_at = now() where model = ? and id = ? and consumed_at is null',
-        [this.#model, this.#key(id)],
-        'run',
+      const r = await write(
+        em,
+        `update oauth_model set consumed_at = now()
+          where car_share_id = ? and model = ? and id = ? and consumed_at is null`,
+        [carShareId, this.#model, this.#key(id)],
       );
       // Lost a race with a concurrent redemption: the loser gets invalid_grant, the winner keeps its tokens.
       if (r.affectedRows === 0 && CONSUMABLE.has(this.#model))
@@ -119,30 +138,44 @@ export function pgAdapter(orm: Orm, findClient: FindClient): new (model: string)
     // (src/access/revocation.ts); the other models in one statement.
     async destroy(id: string): Promise<void> {
       if (ANNOUNCED_MODELS.has(this.#model))
-        return deleteOAuthRows(orm.em.fork(), { model: this.#model, id: this.#key(id) });
-      await run('delete from oauth_model where model = ? and id = ?', [this.#model, this.#key(id)], 'run');
+        return deleteOAuthRows(em, { model: this.#model, id: this.#key(id) });
+      await write(em, 'delete from oauth_model where car_share_id = ? and model = ? and id = ?', [
+        carShareId,
+        this.#model,
+        this.#key(id),
+      ]);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      if (ANNOUNCED_MODELS.has(this.#model))
-        return deleteOAuthRows(orm.em.fork(), { model: this.#model, grantId });
-      await run('delete from oauth_model where model = ? and grant_id = ?', [this.#model, grantId], 'run');
+      if (ANNOUNCED_MODELS.has(this.#model)) return deleteOAuthRows(em, { model: this.#model, grantId });
+      await write(em, 'delete from oauth_model where car_share_id = ? and model = ? and grant_id = ?', [
+        carShareId,
+        this.#model,
+        grantId,
+      ]);
     }
   };
 }
 
+const PURGE = `delete from oauth_model where car_share_id = ? and expires_at < now() - interval '1 hour'`;
+
 /**
- * Housekeeping: rows past their expiry (kept an hour, so late reuse of a code still reads as reuse). Nothing to
- * announce: every row it deletes expired an hour ago, and only live tokens and grants are announced.
+ * Housekeeping: rows past their expiry (kept an hour, so late reuse of a code still reads as reuse). The car shares
+ * that have some are found across car shares (their ids only); each one's rows are deleted in its own scope.
+ * Nothing to announce: every row it deletes expired an hour ago, and only live tokens and grants are announced.
  */
 export async function purgeExpired(orm: Orm): Promise<number> {
-  const r = await orm.em
-    .fork()
-    .getConnection()
-    .execute<{ affectedRows: number }>(
-      `delete from oauth_model where expires_at < now() - interval '1 hour'`,
-      [],
-      'run',
-    );
-  return r.affectedRows;
+  const due = await deploymentSql<{ car_share_id: string }>(
+    orm,
+    `select distinct car_share_id from oauth_model where expires_at < now() - interval '1 hour'`,
+  );
+  let purged = 0;
+  for (const { car_share_id: id } of due)
+    purged += await inCarShare(orm, id, async (em) => {
+      const r = await em
+        .getConnection()
+        .execute<{ affectedRows: number }>(PURGE, [id], 'run', em.getTransactionContext());
+      return r.affectedRows;
+    });
+  return purged;
 }

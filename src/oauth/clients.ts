@@ -1,8 +1,10 @@
 // Client applications as oidc-provider clients: an Active row of client_application becomes client metadata;
 // a suspended or deleted one is no client at all, so its requests fail with invalid_client at once.
+
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AdapterPayload } from 'oidc-provider';
 import { isOidcScope } from '../access/scope.catalogue.js';
-import type { Orm } from '../db/orm.js';
+import { runRead } from '../db/rows.js';
 
 /** Our custom client metadata (oidc-provider `extraClientMetadata.properties`). */
 export const APPLICATION_ID = 'urn:carshare:application_id';
@@ -46,15 +48,18 @@ export function toClientMetadata(row: ClientRow): AdapterPayload {
   } as AdapterPayload;
 }
 
-export async function findClientMetadata(orm: Orm, clientId: string): Promise<AdapterPayload | undefined> {
-  const rows = await orm.em
-    .fork()
-    .getConnection()
-    .execute<ClientRow[]>(
-      `select id, name, client_id, secret_hash, grant_types, redirect_uris, allowed_scopes, allow_refresh,
-              is_first_party
-         from client_application where client_id = ? and status = 'Active'`,
-      [clientId],
-    );
+/** The car share's Active client with this id (`em` is in its scope: another car share's is no client here). */
+export async function findClientMetadata(
+  em: EntityManager,
+  carShareId: string,
+  clientId: string,
+): Promise<AdapterPayload | undefined> {
+  const rows = await runRead<ClientRow>(
+    em,
+    `select id, name, client_id, secret_hash, grant_types, redirect_uris, allowed_scopes, allow_refresh,
+            is_first_party
+       from client_application where car_share_id = ? and client_id = ? and status = 'Active'`,
+    [carShareId, clientId],
+  );
   return rows[0] ? toClientMetadata(rows[0]) : undefined;
 }

@@ -1,5 +1,7 @@
-// oidc-provider's configuration (CONTRACT §9): client credentials, authorization code with PKCE S256, refresh;
-// opaque audience-bound access tokens; API scopes bounded per app; consent remembered per (user, app).
+// oidc-provider's configuration for one car share (CONTRACT §9, §21): client credentials, authorization code with
+// PKCE S256, refresh; opaque audience-bound access tokens; API scopes bounded per app; consent remembered per (user,
+// app). Its storage, clients, accounts and consents are the car share's own; its keys too.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { apiScopes } from '../access/actor.js';
 import { isApiScope, oidcScopes, splitScope } from '../access/scope.catalogue.js';
@@ -20,6 +22,11 @@ import type { OAuthKeys } from './keys.js';
 
 export interface OAuthConfigDeps {
   orm: Orm;
+  /** The car share's Id, and an EntityManager in its scope. */
+  carShareId: string;
+  em: EntityManager;
+  /** Its BaseUrl: the sign-in pages' address begins with it. */
+  baseUrl: string;
   keys: OAuthKeys;
   log: Logger;
   accessTokenTtl: number;
@@ -52,9 +59,9 @@ function checkRequestedScopes(ctx: KoaContextWithOIDC, allowed: readonly string[
 }
 
 export function oauthConfiguration(deps: OAuthConfigDeps): Configuration {
-  const { orm, log } = deps;
+  const { orm, em, carShareId, log } = deps;
   return {
-    adapter: pgAdapter(orm, (clientId) => findClientMetadata(orm, clientId)),
+    adapter: pgAdapter(orm, carShareId, (clientId) => findClientMetadata(em, carShareId, clientId)),
     clients: [],
     jwks: deps.keys.jwks,
     cookies: {
@@ -123,7 +130,7 @@ export function oauthConfiguration(deps: OAuthConfigDeps): Configuration {
     // Each refresh returns a new refresh token; replaying a used one revokes the grant (reuse detection).
     rotateRefreshToken: true,
     findAccount: async (_ctx, sub) => {
-      const a = await findAccount(orm, sub);
+      const a = await findAccount(em, carShareId, sub);
       if (!a) return undefined;
       return {
         accountId: a.id,
@@ -141,20 +148,22 @@ export function oauthConfiguration(deps: OAuthConfigDeps): Configuration {
       const existing = grantId ? await provider.Grant.find(grantId) : undefined;
       const firstParty = client[FIRST_PARTY] === true;
       if (existing && !firstParty) return existing;
-      const account = await findAccount(orm, session.accountId);
+      const account = await findAccount(em, carShareId, session.accountId);
       if (!account) return undefined;
       // Our own dashboard needs no consent; any other app gets what the user approved before, and is asked
       // only about the rest.
       const scopes = firstParty
         ? splitScope(ctx.oidc.params?.scope as string | undefined)
-        : await rememberedScopes(orm, account.id, String(client[APPLICATION_ID]));
+        : await rememberedScopes(em, carShareId, account.id, String(client[APPLICATION_ID]));
       if (!scopes) return existing;
       const grant = existing ?? new provider.Grant({ accountId: account.id, clientId: client.clientId });
       grantScopes(grant, scopes, account.roles.includes('ops'));
       await grant.save();
       return grant;
     },
-    interactions: { url: async (_ctx, interaction) => `/api/oauth/interaction/${interaction.uid}` },
+    interactions: {
+      url: async (_ctx, interaction) => `${deps.baseUrl}/api/oauth/interaction/${interaction.uid}`,
+    },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');

@@ -1,8 +1,10 @@
 // Consent remembered per (user, app) until the user disconnects the app or the app is suspended or deleted, and
 // the oidc-provider Grant built from it: a second authorization, on any device, asks only for what is new.
+
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Grant } from 'oidc-provider';
 import { isApiScope, isOidcScope, splitScope } from '../access/scope.catalogue.js';
-import type { Orm } from '../db/orm.js';
+import { runRead } from '../db/rows.js';
 
 /** The API resource indicator: the audience of every access token we issue. */
 export const API_RESOURCE = 'urn:carshare:api';
@@ -25,39 +27,42 @@ export const grantedScopes = (grant: Grant): string[] => [
   ...splitScope(grant.getResourceScope(API_RESOURCE)),
 ];
 
+/** What the user approved for the app, if anything. `em` is in the car share's scope. */
 export async function rememberedScopes(
-  orm: Orm,
+  em: EntityManager,
+  carShareId: string,
   accountId: string,
   applicationId: string,
 ): Promise<string[] | undefined> {
-  const rows = await orm.em
-    .fork()
-    .getConnection()
-    .execute<{ scope: string }[]>(
-      'select scope from oauth_consent where account_id = ? and client_application_id = ?',
-      [accountId, applicationId],
-    );
+  const rows = await runRead<{ scope: string }>(
+    em,
+    `select scope from oauth_consent
+      where car_share_id = ? and account_id = ? and client_application_id = ?`,
+    [carShareId, accountId, applicationId],
+  );
   return rows[0] ? splitScope(rows[0].scope) : undefined;
 }
 
 /** Adds to what the user has approved for the app (consent only ever widens until disconnected). */
 export async function rememberConsent(
-  orm: Orm,
+  em: EntityManager,
+  carShareId: string,
   accountId: string,
   applicationId: string,
   scopes: readonly string[],
   now: Date,
 ): Promise<void> {
-  const before = (await rememberedScopes(orm, accountId, applicationId)) ?? [];
-  const scope = [...new Set([...before, ...scopes])].join(' ');
-  await orm.em
-    .fork()
-    .getConnection()
-    .execute(
-      `insert into oauth_consent (account_id, client_application_id, scope, granted_date_utc) values (?, ?, ?, ?)
+  await em.transactional(async (tem) => {
+    const before = (await rememberedScopes(tem as EntityManager, carShareId, accountId, applicationId)) ?? [];
+    const scope = [...new Set([...before, ...scopes])].join(' ');
+    await tem.getConnection().execute(
+      `insert into oauth_consent (car_share_id, account_id, client_application_id, scope, granted_date_utc)
+       values (?, ?, ?, ?, ?)
        on conflict (car_share_id, account_id, client_application_id) do update set scope = excluded.scope,
          granted_date_utc = excluded.granted_date_utc`,
-      [accountId, applicationId, scope, now],
+      [carShareId, accountId, applicationId, scope, now],
       'run',
+      tem.getTransactionContext(),
     );
+  });
 }

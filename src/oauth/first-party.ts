@@ -1,15 +1,21 @@
-// The operators dashboard's own client application, created at bootstrap (CONTRACT §12). Its secret is derived
-// from a key in the database, so every instance (and the dashboard) can compute it while only its hash is stored.
+// Each car share's operators dashboard client application (CONTRACT §12, §21): one per car share, its redirect under
+// the car share's BaseUrl/dashboard/. Its secret is derived from the car share's own keys, so every instance (and
+// the dashboard) can compute it while only its hash is stored. Made at a car share's first OAuth or dashboard use
+// (and at start for the default one), kept in step with its BaseUrl.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { scopes } from '../access/actor.js';
+import type { CarShare } from '../carshares/car-share.js';
 import { createClientApplication } from '../clientapps/client-application.commands.js';
-import { ClientApplication } from '../clientapps/client-application.entity.js';
 import { hashSecret } from '../clientapps/client-secret.js';
 import type { Orm } from '../db/orm.js';
-import type { Clock } from '../shared/clock.js';
-import { derivedSecret, loadOAuthKeys } from './keys.js';
+import { inCarShare } from '../db/scope.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { derivedSecret, ensureOAuthKeys, type OAuthKeys } from './keys.js';
 
+/** The default car share's dashboard client id (as before car shares: an upgrade keeps its sessions working). */
 export const DASHBOARD_CLIENT_ID = 'carshare-dashboard';
 export const DASHBOARD_CALLBACK_PATH = '/dashboard/oauth/callback';
+const CLIENT_LOCK = 727_274_666;
 
 export interface DashboardClient {
   clientId: string;
@@ -17,48 +23,104 @@ export interface DashboardClient {
   redirectUri: string;
 }
 
-/** What the dashboard needs to sign operators in through the authorization server. */
-export async function dashboardClient(orm: Orm, publicUrl: string): Promise<DashboardClient> {
-  const keys = await loadOAuthKeys(orm);
+type Site = Pick<CarShare, 'id' | 'baseUrl' | 'isDefault'>;
+
+/** ClientIds are unique across the deployment (§20): every other car share's names it. */
+export const dashboardClientId = (carShare: Site): string =>
+  carShare.isDefault ? DASHBOARD_CLIENT_ID : `${DASHBOARD_CLIENT_ID}-${carShare.id}`;
+
+/** What the dashboard needs to sign operators in through its car share's authorization server. */
+export function dashboardClientOf(
+  carShare: Site,
+  keys: Pick<OAuthKeys, 'derivationKey'>,
+  clientId = dashboardClientId(carShare),
+): DashboardClient {
   return {
-    clientId: DASHBOARD_CLIENT_ID,
+    clientId,
     clientSecret: derivedSecret(keys, 'dashboard-client-secret'),
-    redirectUri: `${publicUrl}${DASHBOARD_CALLBACK_PATH}`,
+    redirectUri: `${carShare.baseUrl}${DASHBOARD_CALLBACK_PATH}`,
   };
 }
 
-/** Creates the dashboard's client once; on later starts keeps its redirect URI in step with PUBLIC_URL. */
+/**
+ * Creates the car share's dashboard client once; afterwards keeps its redirect URI and secret in step with the car
+ * share's BaseUrl and keys. `em` is in a transaction of the car share's scope.
+ */
 export async function ensureDashboardClient(
+  em: EntityManager,
+  carShare: Site,
+  keys: Pick<OAuthKeys, 'derivationKey'>,
+  clock: Clock,
+): Promise<DashboardClient> {
+  const conn = em.getConnection();
+  const tx = em.getTransactionContext();
+  if (!tx) throw new Error('ensureDashboardClient: not in a transaction');
+  await conn.execute('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_LOCK, carShare.id], 'all', tx);
+  const [existing] = await conn.execute<
+    { client_id: string; secret_hash: string; redirect_uris: string[] }[]
+  >(
+    `select client_id, secret_hash, redirect_uris from client_application
+      where car_share_id = ? and is_first_party`,
+    [carShare.id],
+    'all',
+    tx,
+  );
+  const client = dashboardClientOf(carShare, keys, existing?.client_id);
+  if (existing) {
+    const secretHash = hashSecret(client.clientSecret);
+    const uris = [client.redirectUri];
+    if (
+      existing.secret_hash !== secretHash ||
+      JSON.stringify(existing.redirect_uris) !== JSON.stringify(uris)
+    )
+      await conn.execute(
+        `update client_application set redirect_uris = ?::jsonb, secret_hash = ?
+          where car_share_id = ? and is_first_party`,
+        [JSON.stringify(uris), secretHash, carShare.id],
+        'run',
+        tx,
+      );
+    return client;
+  }
+  await createClientApplication(
+    { em, actor: { kind: 'clientapplication', id: null, roles: [], scopes: [] }, clock },
+    {
+      name: 'Carshare dashboard',
+      description: 'The operators dashboard of this car share.',
+      grantTypes: ['authorization_code'],
+      redirectUris: [client.redirectUri],
+      allowedScopes: [...scopes],
+      allowRefresh: true,
+    },
+    { isFirstParty: true, clientId: client.clientId, secret: client.clientSecret },
+  );
+  return client;
+}
+
+/**
+ * Everything a car share's authorization server needs made in its database before it serves: its keys and its
+ * dashboard client, in one transaction of its scope. Called with the `em` of a car share being created (so they
+ * exist once it does), or lazily at its first use.
+ */
+export async function prepareCarShareOAuth(
+  em: EntityManager,
+  carShare: Site,
+  clock: Clock,
+): Promise<{ keys: OAuthKeys; dashboard: DashboardClient }> {
+  const keys = await ensureOAuthKeys(em, carShare.id);
+  const dashboard = await ensureDashboardClient(em, carShare, keys, clock);
+  return { keys, dashboard };
+}
+
+/** The car share's keys and dashboard client, made when missing, in a transaction of its own scope. */
+export const ensureCarShareOAuth = (orm: Orm, carShare: Site, clock: Clock) =>
+  inCarShare(orm, carShare.id, (em) => prepareCarShareOAuth(em, carShare, clock));
+
+/** What the dashboard of a car share signs in with (its keys and client are made when missing). */
+export async function dashboardClient(
   orm: Orm,
-  opts: { publicUrl: string; clock: Clock },
-): Promise<void> {
-  const { clientId, clientSecret, redirectUri } = await dashboardClient(orm, opts.publicUrl);
-  const em = orm.em.fork();
-  await em.transactional(async (tem) => {
-    await tem
-      .getConnection()
-      .execute('select pg_advisory_xact_lock(727274666)', [], 'all', tem.getTransactionContext());
-    const existing = await tem.findOne(ClientApplication, { isFirstParty: true });
-    if (existing) {
-      existing.redirectUris = [redirectUri];
-      existing.secretHash = hashSecret(clientSecret);
-      return;
-    }
-    await createClientApplication(
-      {
-        em: tem as typeof em,
-        actor: { kind: 'clientapplication', id: null, roles: [], scopes: [] },
-        clock: opts.clock,
-      },
-      {
-        name: 'Carshare dashboard',
-        description: 'The operators dashboard of this car share.',
-        grantTypes: ['authorization_code'],
-        redirectUris: [redirectUri],
-        allowedScopes: [...scopes],
-        allowRefresh: true,
-      },
-      { isFirstParty: true, clientId, secret: clientSecret },
-    );
-  });
+  carShare: Site,
+  clock: Clock = systemClock,
+): Promise<DashboardClient> {
+  return (await ensureCarShareOAuth(orm, carShare, clock)).dashboard;
 }

@@ -1,6 +1,6 @@
 // The sign-in and consent steps of an authorization (oidc-provider "interactions"), served before the provider's
-// own routes. Forms are CSRF-safe (a per-interaction token, SameSite cookies, same-origin check); pages are never
-// cached or framed.
+// own routes, for the car share the request addresses (its provider, its accounts, its consents). Forms are
+// CSRF-safe (a per-interaction token, SameSite cookies, same-origin check); pages are never cached or framed.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -8,7 +8,7 @@ import type Koa from 'koa';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { isScope, scopeDescriptions } from '../access/scope.catalogue.js';
-import type { Orm } from '../db/orm.js';
+import { runRead } from '../db/rows.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { findAccount } from './account.lookup.js';
@@ -16,15 +16,15 @@ import { APPLICATION_ID } from './clients.js';
 import { API_RESOURCE, grantedScopes, grantScopes, rememberConsent } from './consent.store.js';
 import { consentPage, errorPage, loginPage, PAGE_CSP } from './interaction.pages.js';
 import { signIn } from './sign-in.js';
+import type { OAuthSite } from './site.js';
 
 export const INTERACTION_PATH = '/api/oauth/interaction';
 
 export interface InteractionDeps {
-  provider: Provider;
-  orm: Orm;
+  /** The authorization server of the car share the request addresses (set before these routes run). */
+  siteOf(ctx: Koa.Context): OAuthSite;
   clock: Clock;
   log: Logger;
-  csrfKey: Buffer;
 }
 
 type Ctx = Koa.ParameterizedContext;
@@ -50,13 +50,14 @@ function missingScopes(d: Details): string[] {
 }
 
 export function interactionRoutes(deps: InteractionDeps): Router {
-  const { provider, orm, clock, log } = deps;
-  const csrfFor = (uid: string) =>
-    createHmac('sha256', deps.csrfKey).update(`csrf:${uid}`).digest('base64url');
+  const { clock, log } = deps;
+  const csrfFor = (ctx: Ctx, uid: string) =>
+    createHmac('sha256', deps.siteOf(ctx).csrfKey).update(`csrf:${uid}`).digest('base64url');
   const router = new Router({ prefix: INTERACTION_PATH });
   const form = bodyParser({ enableTypes: ['form'], formLimit: '16kb' });
 
   const finish = async (ctx: Ctx, result: InteractionResults, merge: boolean) => {
+    const { provider } = deps.siteOf(ctx);
     const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
     ctx.status = 303;
     ctx.set('Cache-Control', 'no-store');
@@ -73,30 +74,30 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const ownForm = origin === 'null' && ctx.get('Sec-Fetch-Site') === 'same-origin';
     if (ctx.get('Sec-Fetch-Site') === 'cross-site' || (origin && origin !== own && !ownForm)) return false;
     const sent = Buffer.from(String((ctx.request.body as Record<string, unknown> | undefined)?.csrf ?? ''));
-    const expected = Buffer.from(csrfFor(uid));
+    const expected = Buffer.from(csrfFor(ctx, uid));
     return sent.length === expected.length && timingSafeEqual(sent, expected);
   };
 
   const consentView = async (ctx: Ctx, d: Details) => {
+    const { provider, em, carShareId } = deps.siteOf(ctx);
     const client = await provider.Client.find(String(d.params.client_id));
-    const account = d.session ? await findAccount(orm, d.session.accountId) : undefined;
+    const account = d.session ? await findAccount(em, carShareId, d.session.accountId) : undefined;
     if (!client || !account)
       return page(ctx, errorPage('Sign-in could not continue', 'Start again from the application.'), 400);
     const isOps = account.roles.includes('ops');
     const asked = missingScopes(d).filter((s) => isScope(s) && (s !== 'ops' || isOps));
     // Only `ops` was missing and this person cannot grant it: nothing to ask; record the refusal and go on.
     if (asked.length === 0) return allow(ctx, d, account.id, isOps);
-    const app = await orm.em
-      .fork()
-      .getConnection()
-      .execute<{ description: string | null }[]>('select description from client_application where id = ?', [
-        client[APPLICATION_ID],
-      ]);
+    const app = await runRead<{ description: string | null }>(
+      em,
+      'select description from client_application where car_share_id = ? and id = ?',
+      [carShareId, client[APPLICATION_ID]],
+    );
     page(
       ctx,
       consentPage({
         action: `${INTERACTION_PATH}/${d.uid}/consent`,
-        csrf: csrfFor(d.uid),
+        csrf: csrfFor(ctx, d.uid),
         appName: client.clientName ?? client.clientId,
         appDescription: app[0]?.description ?? null,
         username: account.username,
@@ -110,6 +111,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   };
 
   const allow = async (ctx: Ctx, d: Details, accountId: string, isOps: boolean) => {
+    const { provider, em, carShareId } = deps.siteOf(ctx);
     const clientId = String(d.params.client_id);
     const grant =
       (d.grantId ? await provider.Grant.find(d.grantId) : undefined) ??
@@ -121,7 +123,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const client = await provider.Client.find(clientId);
     if (client)
       await rememberConsent(
-        orm,
+        em,
+        carShareId,
         accountId,
         String(client[APPLICATION_ID]),
         grantedScopes(grant),
@@ -131,12 +134,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   };
 
   const loginView = async (ctx: Ctx, d: Details, error?: string, username?: string) => {
-    const client = await provider.Client.find(String(d.params.client_id));
+    const client = await deps.siteOf(ctx).provider.Client.find(String(d.params.client_id));
     page(
       ctx,
       loginPage({
         action: `${INTERACTION_PATH}/${d.uid}/login`,
-        csrf: csrfFor(d.uid),
+        csrf: csrfFor(ctx, d.uid),
         appName: client?.clientName ?? 'the application',
         ...(username ? { username } : {}),
         ...(error ? { error } : {}),
@@ -154,8 +157,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }
   });
 
+  const details = (ctx: Ctx) => deps.siteOf(ctx).provider.interactionDetails(ctx.req, ctx.res);
+
   router.get('/:uid', async (ctx) => {
-    const d = await provider.interactionDetails(ctx.req, ctx.res);
+    const d = await details(ctx);
     if (d.uid !== ctx.params.uid)
       return page(ctx, errorPage('Sign-in could not continue', 'Start again.'), 400);
     if (d.prompt.name === 'login') return loginView(ctx, d);
@@ -164,7 +169,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.post('/:uid/login', form, async (ctx) => {
-    const d = await provider.interactionDetails(ctx.req, ctx.res);
+    const d = await details(ctx);
     if (d.uid !== ctx.params.uid || d.prompt.name !== 'login' || !checkPost(ctx, d.uid))
       return page(
         ctx,
@@ -173,7 +178,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       );
     const body = ctx.request.body as Record<string, string | undefined>;
     const username = String(body.username ?? '').slice(0, 254);
-    const result = await signIn(orm, clock, username, String(body.password ?? '').slice(0, 200));
+    const result = await signIn(
+      deps.siteOf(ctx).em,
+      clock,
+      username,
+      String(body.password ?? '').slice(0, 200),
+    );
     if (result.ok) return finish(ctx, { login: { accountId: result.accountId } }, false);
     log.info({ reason: result.reason }, 'sign-in refused');
     const message =
@@ -186,7 +196,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.post('/:uid/consent', form, async (ctx) => {
-    const d = await provider.interactionDetails(ctx.req, ctx.res);
+    const d = await details(ctx);
     if (d.uid !== ctx.params.uid || d.prompt.name !== 'consent' || !d.session || !checkPost(ctx, d.uid))
       return page(
         ctx,
@@ -196,7 +206,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const decision = (ctx.request.body as Record<string, unknown>).decision;
     if (decision !== 'allow')
       return finish(ctx, { error: 'access_denied', error_description: 'The user denied the request' }, false);
-    const account = await findAccount(orm, d.session.accountId);
+    const { em, carShareId } = deps.siteOf(ctx);
+    const account = await findAccount(em, carShareId, d.session.accountId);
     if (!account) return page(ctx, errorPage('Sign-in could not continue', 'Start again.'), 400);
     return allow(ctx, d, account.id, account.roles.includes('ops'));
   });

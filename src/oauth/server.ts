@@ -1,38 +1,38 @@
-// The authorization server, assembled: oidc-provider with our configuration and hashed client secrets, the
-// sign-in and consent routes, the resource server's token check, and housekeeping of expired rows.
+// The authorization servers, assembled: one oidc-provider per car share (CONTRACT §21; oidc-provider binds one
+// issuer to one Provider), built at the car share's first use and kept for the CAR_SHARE_CACHE_SIZE most recently
+// used ones (§26); the sign-in and consent routes; the resource server's token check; housekeeping of expired rows.
+import type Router from '@koa/router';
 import type Koa from 'koa';
-import mount from 'koa-mount';
-import Provider, { type errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { secretMatches } from '../clientapps/client-secret.js';
+import type { CarShare } from '../carshares/car-share.js';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
-import { clientWentAway } from '../shared/client-gone.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { purgeExpired } from './adapter.js';
-import { oauthConfiguration } from './configuration.js';
 import { discoveryScopes } from './edges.js';
 import { oauthGuard } from './guard.js';
 import { interactionRoutes } from './interaction.routes.js';
-import { derivedSecret, loadOAuthKeys } from './keys.js';
+import { buildOAuthSite, OAUTH_PATH, type OAuthSite } from './site.js';
 import { type TokenAuthenticator, tokenAuthenticator } from './token.authenticator.js';
 
-export const OAUTH_PATH = '/api/oauth';
+export { OAUTH_PATH, type OAuthSite };
+
 const PURGE_MS = 10 * 60_000;
 
 export interface AuthServer {
-  /** A Koa application: mount it at OAUTH_PATH. */
-  provider: Provider;
-  /** The parent Koa app's `keys` must be these (cookies are written through its context). */
-  cookieKeys: string[];
-  /** Sign-in and consent: register before the provider's mount. */
-  interactions: ReturnType<typeof interactionRoutes>;
+  /** The authorization server of a car share: built at its first use, then kept while it is recently used. */
+  siteFor(carShare: CarShare): Promise<OAuthSite>;
+  /** Forgets what is kept for a car share (it changed or went away): its next use builds it again. */
+  forget(carShareId: string): void;
+  /** Sign-in and consent of the request's car share: register after `selectSite`, before the provider's mount. */
+  interactions: Router;
   authenticator: TokenAuthenticator;
   close(): Promise<void>;
 }
 
 export async function createAuthServer(deps: {
-  config: Pick<Config, 'PUBLIC_URL' | 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_SECONDS'>;
+  config: Pick<Config, 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_SECONDS'> &
+    Partial<Pick<Config, 'CAR_SHARE_CACHE_SIZE'>>;
   orm: Orm;
   databaseUrl: string;
   clock: Clock;
@@ -40,59 +40,41 @@ export async function createAuthServer(deps: {
   timers?: boolean;
 }): Promise<AuthServer> {
   const { orm, log } = deps;
-  const keys = await loadOAuthKeys(orm);
-  const provider = new Provider(
-    `${deps.config.PUBLIC_URL}${OAUTH_PATH}`,
-    oauthConfiguration({
-      orm,
-      keys,
-      log,
-      accessTokenTtl: deps.config.ACCESS_TOKEN_TTL_SECONDS,
-      refreshTokenTtl: deps.config.REFRESH_TOKEN_TTL_SECONDS,
-    }),
-  );
-  // Clients hold only a hash of their secret (CONTRACT §5): hash what is presented and compare.
-  provider.Client.prototype.compareClientSecret = function compareClientSecret(presented: string) {
-    return secretMatches(presented, String(this.clientSecret));
-  };
-
-  provider.on('grant.success', (ctx) => {
-    const clientId = ctx.oidc.client?.clientId;
-    if (!clientId) return;
-    void orm.em
-      .fork()
-      .getConnection()
-      .execute(
-        'update client_application set last_used_date_utc = ? where client_id = ?',
-        [deps.clock.now(), clientId],
-        'run',
-      )
-      .catch((err) => log.warn({ err }, 'could not record a client application’s last use'));
-  });
-  // What went wrong is told to the client only as an error code; the detail goes to our logs (never a token).
-  const refused = (event: string) => (ctx: KoaContextWithOIDC, err: errors.OIDCProviderError) =>
-    log.info(
-      { event, error: err.message, detail: err.error_detail, client: ctx.oidc?.client?.clientId },
-      'oauth request refused',
-    );
-  provider.on('grant.error', refused('grant.error'));
-  provider.on('introspection.error', refused('introspection.error'));
-  provider.on('revocation.error', refused('revocation.error'));
-  provider.on('authorization.error', refused('authorization.error'));
-  provider.on('server_error', (ctx, err) =>
-    // A client that left mid-request is no error of ours (client-gone.ts).
-    clientWentAway(err, ctx?.req)
-      ? log.debug({ reason: err.message }, 'client went away')
-      : log.error({ err }, 'authorization server error'),
-  );
-
-  const authenticator = await tokenAuthenticator({ provider, orm, databaseUrl: deps.databaseUrl, log });
-  const interactions = interactionRoutes({
-    provider,
+  const size = deps.config.CAR_SHARE_CACHE_SIZE ?? 500;
+  const siteDeps = {
     orm,
     clock: deps.clock,
     log,
-    csrfKey: Buffer.from(derivedSecret(keys, 'interaction-csrf'), 'base64url'),
+    accessTokenTtl: deps.config.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtl: deps.config.REFRESH_TOKEN_TTL_SECONDS,
+  };
+  // Least recently used first (a Map keeps insertion order; a use moves its entry to the end).
+  const sites = new Map<string, { baseUrl: string; site: Promise<OAuthSite> }>();
+  const siteFor = (carShare: CarShare): Promise<OAuthSite> => {
+    const held = sites.get(carShare.id);
+    sites.delete(carShare.id);
+    if (held && held.baseUrl === carShare.baseUrl) {
+      sites.set(carShare.id, held);
+      return held.site;
+    }
+    const entry = { baseUrl: carShare.baseUrl, site: buildOAuthSite(siteDeps, carShare) };
+    sites.set(carShare.id, entry);
+    // A build that failed (the database was away) is tried again at the next use.
+    entry.site.catch(() => {
+      if (sites.get(carShare.id) === entry) sites.delete(carShare.id);
+    });
+    for (const id of sites.keys()) {
+      if (sites.size <= size) break;
+      sites.delete(id);
+    }
+    return entry.site;
+  };
+
+  const authenticator = await tokenAuthenticator({ siteFor, databaseUrl: deps.databaseUrl, log });
+  const interactions = interactionRoutes({
+    siteOf: (ctx) => ctx.state.oauth as OAuthSite,
+    clock: deps.clock,
+    log,
   });
 
   const timers: NodeJS.Timeout[] = [];
@@ -105,28 +87,52 @@ export async function createAuthServer(deps: {
   }
 
   return {
-    provider,
-    cookieKeys: keys.cookieKeys,
+    siteFor,
+    forget: (id) => void sites.delete(id),
     interactions,
     authenticator,
     async close() {
       for (const t of timers) clearInterval(t);
+      sites.clear();
       await authenticator.close();
     },
   };
 }
 
+const underOAuth = (ctx: Koa.Context) => ctx.path === OAUTH_PATH || ctx.path.startsWith(`${OAUTH_PATH}/`);
+
 /**
- * Mounts the authorization server at OAUTH_PATH: its guard and discovery answers, its sign-in and consent pages,
- * then oidc-provider, which writes its cookies through the app's context and so needs the same keys.
+ * Picks the authorization server of the car share the request addresses (`ctx.state.carShare`, set by the edge).
+ * oidc-provider reads and writes some of its cookies through this context: they are signed with that car share's
+ * keys, so another car share's cookie is as if absent. Every URL it writes (discovery, redirects) begins with the
+ * car share's BaseUrl, never with the host as sent (CONTRACT §19).
  */
-export function mountAuthServer(
-  koa: Koa,
-  server: Pick<AuthServer, 'provider' | 'cookieKeys' | 'interactions'>,
-): void {
-  koa.keys = server.cookieKeys;
+function selectSite(server: Pick<AuthServer, 'siteFor'>): Koa.Middleware {
+  return async (ctx, next) => {
+    const carShare = ctx.state.carShare as CarShare | undefined;
+    if (!underOAuth(ctx) || !carShare) return next();
+    const site = await server.siteFor(carShare);
+    ctx.state.oauth = site;
+    ctx.cookies = site.provider.createContext(ctx.req, ctx.res).cookies;
+    Object.defineProperty(ctx, 'href', {
+      configurable: true,
+      get: () => `${site.carShare.baseUrl}${ctx.originalUrl}`,
+    });
+    return next();
+  };
+}
+
+/**
+ * Mounts the authorization servers at OAUTH_PATH: the guard, the request's car share's server, discovery answers,
+ * the sign-in and consent pages, then that car share's oidc-provider.
+ */
+export function mountAuthServer(koa: Koa, server: Pick<AuthServer, 'siteFor' | 'interactions'>): void {
   koa.use(oauthGuard(OAUTH_PATH));
+  koa.use(selectSite(server));
   koa.use(discoveryScopes(OAUTH_PATH));
   koa.use(server.interactions.routes());
-  koa.use(mount(OAUTH_PATH, server.provider));
+  koa.use((ctx, next) => {
+    const site = ctx.state.oauth as OAuthSite | undefined;
+    return site && underOAuth(ctx) ? site.mounted(ctx, next) : next();
+  });
 }

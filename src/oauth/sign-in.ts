@@ -1,9 +1,12 @@
-// The sign-in page's username and password check; a wrong password counts toward the lockout.
+// The sign-in page's username and password check, in the car share's scope; a wrong password counts toward the
+// lockout. Another car share's username is one that does not exist here (CONTRACT §21: the wrong-password answer,
+// and no lockout counted there).
+
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { countWrongPassword, lockedUntil } from '../accounts/lockout.js';
 import { verifyPassword } from '../accounts/password.js';
 import { UserAccount } from '../accounts/user-account.entity.js';
 import { legacyUsername, normaliseUsername } from '../accounts/username.js';
-import type { Orm } from '../db/orm.js';
 import type { Clock } from '../shared/clock.js';
 
 /** Verified against when the username is unknown, so both cases cost the same time. */
@@ -15,13 +18,14 @@ export type SignInResult =
   | { ok: false; reason: 'InvalidCredentials' | 'Suspended' }
   | { ok: false; reason: 'Locked'; lockedUntil: Date };
 
+/** `scoped` is an EntityManager in the car share's scope (carShareEm). */
 export async function signIn(
-  orm: Orm,
+  scoped: EntityManager,
   clock: Clock,
   username: string,
   password: string,
 ): Promise<SignInResult> {
-  const em = orm.em.fork();
+  const em = scoped.fork();
   // The username as it is stored now (NFKC), or as an older account stored it.
   const names = [...new Set([normaliseUsername(username), legacyUsername(username)])];
   const found = await em.find(UserAccount, { username: { $in: names } });

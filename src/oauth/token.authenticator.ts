@@ -1,8 +1,9 @@
-// The resource server, in-process: a bearer token becomes the Actor of CONTRACT §4. The token is found through
-// oidc-provider (opaque, looked up by its hash), then checked as the userinfo endpoint would: expiry to the second
-// (find() tolerates 15 s), audience, no sender binding, client application still active, grant still present,
-// account still active. Good answers are cached briefly; see access/token.cache.ts for how they are forgotten.
-import type Provider from 'oidc-provider';
+// The resource server, in-process: a bearer token becomes the Actor of CONTRACT §4. The token is found through the
+// authorization server of the car share the request addresses (opaque, looked up by its hash in that car share's
+// rows only: another car share's token is invalid_token here, §21), then checked as the userinfo endpoint would:
+// expiry to the second (find() tolerates 15 s), audience, no sender binding, client application still active, grant
+// still present, account still active. Good answers are cached briefly, per car share and token; see
+// access/token.cache.ts for how they are forgotten.
 import {
   type Actor,
   roles as allRoles,
@@ -15,13 +16,14 @@ import { type Authenticator, bearerToken } from '../access/authenticate.js';
 import { INVALID_TOKEN } from '../access/challenge.js';
 import { isScope, splitScope } from '../access/scope.catalogue.js';
 import { type CachedToken, TokenCache } from '../access/token.cache.js';
-import type { Orm } from '../db/orm.js';
+import type { CarShare } from '../carshares/car-share.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import { findAccount } from './account.lookup.js';
 import { tokenHash } from './adapter.js';
 import { APPLICATION_ID } from './clients.js';
 import { API_RESOURCE } from './consent.store.js';
+import type { OAuthSite } from './site.js';
 
 export interface TokenAuthenticator extends Authenticator {
   close(): Promise<void>;
@@ -34,7 +36,8 @@ const invalid = () =>
 
 const tokenScopes = (scope: string | undefined): Scope[] => splitScope(scope).filter(isScope);
 
-async function check(provider: Provider, orm: Orm, value: string): Promise<CachedToken | undefined> {
+async function check(site: OAuthSite, value: string): Promise<CachedToken | undefined> {
+  const { provider } = site;
   const token = (await provider.AccessToken.find(value)) ?? (await provider.ClientCredentials.find(value));
   if (!token || token.isExpired || !token.exp) return undefined;
   const aud = Array.isArray(token.aud) ? token.aud : [token.aud];
@@ -52,7 +55,7 @@ async function check(provider: Provider, orm: Orm, value: string): Promise<Cache
     };
   const grant = await provider.Grant.find(token.grantId);
   if (!grant || grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
-  const account = await findAccount(orm, token.accountId);
+  const account = await findAccount(site.em, site.carShareId, token.accountId);
   if (!account) return undefined;
   const actor: Actor = {
     kind: 'user',
@@ -64,24 +67,24 @@ async function check(provider: Provider, orm: Orm, value: string): Promise<Cache
 }
 
 export async function tokenAuthenticator(deps: {
-  provider: Provider;
-  orm: Orm;
+  /** The authorization server of a car share (built when first needed). */
+  siteFor(carShare: CarShare): Promise<OAuthSite>;
   databaseUrl: string;
   log: Logger;
 }): Promise<TokenAuthenticator> {
   const cache = new TokenCache();
   const stopListening = await cache.listen(deps.databaseUrl, deps.log);
   return {
-    async actorFor(authorization) {
+    async actorFor(authorization, carShare) {
       const value = bearerToken(authorization);
       if (value === undefined) return anonymous;
       const key = tokenHash(value);
-      const cached = await cache.lookup(key, Date.now);
+      const cached = await cache.lookup(carShare.id, key, Date.now);
       if (cached) return cached.actor;
       const generation = cache.generation;
-      const found = await check(deps.provider, deps.orm, value);
+      const found = await check(await deps.siteFor(carShare), value);
       if (!found) throw invalid();
-      cache.set(key, found, generation, Date.now());
+      cache.set(carShare.id, key, found, generation, Date.now());
       return found.actor;
     },
     close: stopListening,

@@ -3,18 +3,17 @@
 // its own scope, a batch per car share per round, so one car share's backlog holds another's back by one batch.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
-import { carShareEm, deploymentEm } from '../db/scope.js';
+import { carShareEm, deploymentSql } from '../db/scope.js';
 import type { Clock } from '../shared/clock.js';
 import { EXPIRY_BATCH, expireVerifications } from './verification.commands.js';
 
 /** The car shares with Verified records whose evidence expired: a read across car shares of their ids only. */
 export async function carSharesWithExpiredVerifications(orm: Orm, now: Date): Promise<string[]> {
-  const rows = await deploymentEm(orm)
-    .getConnection()
-    .execute<{ car_share_id: string }[]>(
-      `select distinct car_share_id from verification where status = 'Verified' and expires_date_utc <= ?`,
-      [now],
-    );
+  const rows = await deploymentSql<{ car_share_id: string }>(
+    orm,
+    `select distinct car_share_id from verification where status = 'Verified' and expires_date_utc <= ?`,
+    [now],
+  );
   return rows.map((r) => r.car_share_id);
 }
 

@@ -11,6 +11,7 @@ import { pgAdapter, tokenHash } from '../../src/oauth/adapter.js';
 import { createUser } from '../factories/accounts.js';
 import { requestBooking, world } from '../factories/bookings.js';
 import { asOps } from '../support/actors.js';
+import { scoped } from '../support/scope.js';
 import { CREATE, DELETE, ROTATE, rows, UPDATE, useWebhookHarness } from '../webhooks/support.js';
 
 const h = useWebhookHarness({ allowPrivateTargets: true });
@@ -162,7 +163,7 @@ describe('carshare_auth', () => {
   });
 
   it("oidc-provider's deletes: a live token or grant, by id or by grant; other models and expired rows silently", async () => {
-    const adapter = pgAdapter(h.orm, async () => undefined);
+    const adapter = pgAdapter(h.orm, inject('defaultCarShareId'), async () => undefined);
     const access = new adapter('AccessToken');
     const grant = new adapter('Grant');
     const refresh = new adapter('RefreshToken');
@@ -216,9 +217,9 @@ describe('carshare_webhook_subscription', () => {
     await h.ok(u.actor, UPDATE, { id, input: { isActive: true } });
     expect(await heard('carshare_webhook_subscription')).toEqual([changed]);
     const disable = () =>
-      h.orm.em
-        .fork()
-        .transactional((tx) => disableSubscription(tx as EntityManager, id, 'Failing', new Date()));
+      scoped(h.orm).transactional((tx) =>
+        disableSubscription(tx as EntityManager, id, 'Failing', new Date()),
+      );
     await disable();
     expect(await heard('carshare_webhook_subscription')).toEqual([changed]);
     await disable();

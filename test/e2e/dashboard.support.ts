@@ -16,11 +16,12 @@ import { entities } from '../../src/modules.js';
 import { type Service, startService } from '../../src/service.js';
 import { type OAuthService, OPS } from '../oauth/support.js';
 import { freePort } from '../support/port.js';
+import { scoped } from '../support/scope.js';
 
 export { OPS };
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts');
 
-const CHROMIUM_FLAGS = [
+export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -42,6 +43,19 @@ async function emptyDatabase(url: string): Promise<void> {
   await conn.execute('delete from car_share where not is_default');
   await orm.close(true);
 }
+
+/** The hash chromium's --ignore-certificate-errors-spki-list takes for a certificate's public key. */
+export const spkiHash = (pem: string): string =>
+  createHash('sha256')
+    .update(new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64');
+
+/** Chromium trusting exactly the given certificates (their public keys), nothing more. */
+export const launchChromium = (certs: string[]): Promise<Browser> =>
+  chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [...CHROMIUM_FLAGS, `--ignore-certificate-errors-spki-list=${certs.map(spkiHash).join(',')}`],
+  });
 
 export interface Watch {
   consoleErrors: string[];
@@ -102,17 +116,15 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
     fetch: doFetch,
     customFetch: (u, options) =>
       fetch(u, { ...(options as RequestInit), dispatcher: agent }) as unknown as ReturnType<oc.CustomFetch>,
-    sql: (query, params = []) => service.db.orm.em.fork().getConnection().execute(query, params) as never,
+    // In the default car share's scope, as the service's own statements run (its connections start as the app role).
+    sql: (query, params = []) =>
+      scoped(service.db.orm).transactional((em) =>
+        em.getConnection().execute(query, params, 'all', em.getTransactionContext()),
+      ) as never,
     close: async () => undefined,
   };
   // Chromium trusts exactly this service's self-signed certificate (its public key), nothing more.
-  const spki = createHash('sha256')
-    .update(new X509Certificate(service.cert).publicKey.export({ type: 'spki', format: 'der' }))
-    .digest('base64');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [...CHROMIUM_FLAGS, `--ignore-certificate-errors-spki-list=${spki}`],
-  });
+  const browser = await launchChromium([service.cert]);
   mkdirSync(ARTIFACTS, { recursive: true });
 
   return {

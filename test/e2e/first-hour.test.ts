@@ -1,7 +1,7 @@
 // The first hour of an integrator (CONTRACT §15) over real HTTPS: the landing page, the API reference and GraphiQL
 // in a real browser (nothing fetched from another origin, no console error), CORS, the guide in the OpenAPI
 // document, and the webhook `Secret` alias.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { defaultCarShareId } from '../support/scope.js';
 import { type E2E, startE2E } from './dashboard.support.js';
@@ -38,6 +38,7 @@ describe('GET /', () => {
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await r.json()).toEqual({
       Name: 'Carshare',
+      CarShareId: inject('defaultCarShareId'),
       Links: {
         Docs: `${e.origin}/docs`,
         OpenApi: `${e.origin}/api/openapi.json`,

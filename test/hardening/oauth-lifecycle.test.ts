@@ -3,11 +3,11 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopes } from '../../src/access/actor.js';
-import { dashboardClient } from '../../src/oauth/first-party.js';
 import {
   Browser,
   configFor,
   createClient,
+  dashboardOf,
   gql,
   type OAuthService,
   OPS,
@@ -86,7 +86,7 @@ describe('discovery', () => {
 
 describe('suspension', () => {
   it('revokes every token of the user; reactivating brings none back', async () => {
-    const dash = await dashboardClient(s.service.db.orm, s.origin);
+    const dash = await dashboardOf(s);
     const ops = (await userTokens(s, dash, dash.redirectUri, OPS, 'ops')).access_token;
     const user = {
       username: `suspended.${Date.now()}@example.com`,

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { pgAdapter, purgeExpired, tokenHash } from '../../src/oauth/adapter.js';
 import { useHarness } from '../support/harness.js';
+import { defaultCarShareId } from '../support/scope.js';
 
 const h = useHarness({ resetEach: false });
 
@@ -15,7 +16,7 @@ const rows = (model: string) =>
       'select id, payload, expires_at from oauth_model where model = ?',
       [model],
     );
-const Adapter = () => pgAdapter(h.orm, async () => undefined);
+const Adapter = () => pgAdapter(h.orm, defaultCarShareId(), async () => undefined);
 const value = () => randomBytes(32).toString('base64url');
 
 describe('the oidc-provider adapter', () => {

@@ -1,8 +1,8 @@
 // ClientApplication.connectedUsers: the people holding a live grant of an app, as the dashboard lists them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardClient } from '../../src/oauth/first-party.js';
 import {
   createClient,
+  dashboardOf,
   gql,
   type OAuthService,
   OPS,
@@ -22,7 +22,7 @@ const ONE = 'query($id: UUID!) { clientApplication(id: $id) { connectedUsers } }
 
 describe('connectedUsers', () => {
   it('counts each person who approved the app once, and none after it is suspended', async () => {
-    const dash = await dashboardClient(s.service.db.orm, s.origin);
+    const dash = await dashboardOf(s);
     const ops = (await userTokens(s, dash, dash.redirectUri, OPS, 'ops')).access_token;
     const app = await createClient(s, {
       grants: ['authorization_code'],

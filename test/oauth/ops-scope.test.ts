@@ -2,13 +2,14 @@
 // ask; the dashboard's own app signs operators in without a consent page.
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_CLIENT_ID, dashboardClient } from '../../src/oauth/first-party.js';
+import { DASHBOARD_CLIENT_ID } from '../../src/oauth/first-party.js';
 import {
   authCodeRequest,
   authorize,
   Browser,
   configFor,
   createClient,
+  dashboardOf,
   gql,
   type OAuthService,
   OPS,
@@ -92,7 +93,7 @@ describe('the ops scope', () => {
 
 describe('the dashboard’s first-party app', () => {
   it('exists after start, and signs an operator in with the ops scope and no consent page', async () => {
-    const dash = await dashboardClient(s.service.db.orm, s.origin);
+    const dash = await dashboardOf(s);
     expect(dash.clientId).toBe(DASHBOARD_CLIENT_ID);
     const config = await configFor(s, dash);
     const { url, verifier, state } = await authCodeRequest(
@@ -115,7 +116,7 @@ describe('the dashboard’s first-party app', () => {
   });
 
   it('cannot be deleted', async () => {
-    const dash = await dashboardClient(s.service.db.orm, s.origin);
+    const dash = await dashboardOf(s);
     const t = await userTokens(s, dash, dash.redirectUri, OPS, 'ops');
     const [row] = await s.sql<{ id: string }>('select id from client_application where client_id = ?', [
       DASHBOARD_CLIENT_ID,

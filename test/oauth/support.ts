@@ -11,9 +11,11 @@ import { Agent, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { inject } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { loadConfig } from '../../src/config.js';
+import { type DashboardClient, dashboardClient } from '../../src/oauth/first-party.js';
 import { type Service, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { freePort } from '../support/port.js';
+import { defaultCarShareId, scoped } from '../support/scope.js';
 
 export const OPS = { username: 'ops@example.com', password: 'operator passphrase for tests' };
 
@@ -78,7 +80,11 @@ export async function startOAuthService(
     logs,
     fetch: doFetch,
     customFetch,
-    sql: (query, params = []) => service.db.orm.em.fork().getConnection().execute(query, params) as never,
+    // In the default car share's scope, as the service's own statements run (src/db/scope.ts).
+    sql: (query, params = []) =>
+      scoped(service.db.orm).transactional((em) =>
+        em.getConnection().execute(query, params, 'all', em.getTransactionContext()),
+      ) as never,
     async close() {
       await service.stop();
       await agent.close();
@@ -86,6 +92,10 @@ export async function startOAuthService(
     },
   };
 }
+
+/** The default car share's dashboard client (what its /dashboard signs operators in with). */
+export const dashboardOf = (s: Pick<OAuthService, 'service' | 'origin'>): Promise<DashboardClient> =>
+  dashboardClient(s.service.db.orm, { id: defaultCarShareId(), baseUrl: s.origin, isDefault: true });
 
 export interface TestClient {
   id: string;

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientActor, userActor } from '../../src/access/actor.js';
 import { TokenCache } from '../../src/access/token.cache.js';
+import { defaultCarShareId } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 
 const log = pino({ level: 'silent' });
@@ -17,6 +18,8 @@ beforeAll(async () => {
 });
 afterAll(async () => db.end());
 
+/** The car share every entry here belongs to, but in the test of entries per car share. */
+const CS = 'car-share-a';
 const soon = () => Math.floor(Date.now() / 1000) + 600;
 /** Until the cache has heard the announcement: it arrives asynchronously, over its own connection. */
 const heard = (cond: () => boolean) =>
@@ -25,9 +28,9 @@ const heard = (cond: () => boolean) =>
 async function newAccount(): Promise<string> {
   const id = randomUUID();
   await db.query(
-    `insert into user_account (id, username, password_hash, roles, status, failed_sign_ins, created_date_utc, last_modified_date_utc)
-     values ($1, $2, 'x', '["user"]', 'Active', 0, now(), now())`,
-    [id, `${id}@example.com`],
+    `insert into user_account (car_share_id, id, username, password_hash, roles, status, failed_sign_ins, created_date_utc, last_modified_date_utc)
+     values ($3, $1, $2, 'x', '["user"]', 'Active', 0, now(), now())`,
+    [id, `${id}@example.com`, defaultCarShareId()],
   );
   return id;
 }
@@ -49,21 +52,23 @@ describe('TokenCache', () => {
       const other = await newAccount();
       const g = cache.generation;
       cache.set(
+        CS,
         't1',
         { actor: userActor(account), exp: soon(), clientId: 'c1', grantId: 'g1', accountId: account },
         g,
         Date.now(),
       );
       cache.set(
+        CS,
         't2',
         { actor: userActor(other), exp: soon(), clientId: 'c1', grantId: 'g2', accountId: other },
         g,
         Date.now(),
       );
-      expect(cache.get('t1', Date.now())?.accountId).toBe(account);
+      expect(cache.get(CS, 't1', Date.now())?.accountId).toBe(account);
       await suspend(account);
-      await heard(() => cache.get('t1', Date.now()) === undefined);
-      expect(cache.get('t2', Date.now())?.accountId).toBe(other);
+      await heard(() => cache.get(CS, 't1', Date.now()) === undefined);
+      expect(cache.get(CS, 't2', Date.now())?.accountId).toBe(other);
     } finally {
       await stop();
     }
@@ -82,11 +87,11 @@ describe('TokenCache', () => {
           grantId: `g${i}`,
           accountId: account,
         };
-        cache.set('k', entry, cache.generation, Date.now());
-        expect((await cache.lookup('k', Date.now))?.accountId).toBe(account);
+        cache.set(CS, 'k', entry, cache.generation, Date.now());
+        expect((await cache.lookup(CS, 'k', Date.now))?.accountId).toBe(account);
         await suspend(account);
         // Several callers at once share barrier queries; every one of them sees the change.
-        const seen = await Promise.all([1, 2, 3].map(() => cache.lookup('k', Date.now)));
+        const seen = await Promise.all([1, 2, 3].map(() => cache.lookup(CS, 'k', Date.now)));
         expect(seen).toEqual([undefined, undefined, undefined]);
       }
     } finally {
@@ -100,6 +105,7 @@ describe('TokenCache', () => {
     try {
       const put = (key: string, clientId: string, grantId?: string) =>
         cache.set(
+          CS,
           key,
           { actor: clientActor(randomUUID(), []), exp: soon(), clientId, grantId },
           cache.generation,
@@ -110,10 +116,36 @@ describe('TokenCache', () => {
       put('c', 'ca_3');
       await db.query(`select pg_notify('carshare_auth', 'token:a')`);
       await db.query(`select pg_notify('carshare_auth', 'grant:grant-b')`);
-      await heard(() => !cache.get('a', Date.now()) && !cache.get('b', Date.now()));
-      expect(cache.get('c', Date.now())).toBeTruthy();
+      await heard(() => !cache.get(CS, 'a', Date.now()) && !cache.get(CS, 'b', Date.now()));
+      expect(cache.get(CS, 'c', Date.now())).toBeTruthy();
       await db.query(`select pg_notify('carshare_auth', 'client:ca_3')`);
-      await heard(() => !cache.get('c', Date.now()));
+      await heard(() => !cache.get(CS, 'c', Date.now()));
+    } finally {
+      await stop();
+    }
+  });
+
+  it('keeps entries per car share and token, and forgets a token in every car share', async () => {
+    const cache = new TokenCache();
+    const stop = await cache.listen(inject('databaseUrl'), log);
+    try {
+      const entry = (clientId: string) => ({
+        actor: clientActor(randomUUID(), []),
+        exp: soon(),
+        clientId,
+      });
+      cache.set('car-share-a', 'same', entry('ca_a'), cache.generation, Date.now());
+      expect(cache.get('car-share-b', 'same', Date.now())).toBeUndefined();
+      expect(await cache.lookup('car-share-b', 'same', Date.now)).toBeUndefined();
+      cache.set('car-share-b', 'same', entry('ca_b'), cache.generation, Date.now());
+      cache.set('car-share-b', 'other', entry('ca_b'), cache.generation, Date.now());
+      expect(cache.get('car-share-a', 'same', Date.now())?.clientId).toBe('ca_a');
+      expect(cache.get('car-share-b', 'same', Date.now())?.clientId).toBe('ca_b');
+      await db.query(`select pg_notify('carshare_auth', 'token:same')`);
+      await heard(
+        () => !cache.get('car-share-a', 'same', Date.now()) && !cache.get('car-share-b', 'same', Date.now()),
+      );
+      expect(cache.get('car-share-b', 'other', Date.now())).toBeTruthy();
     } finally {
       await stop();
     }
@@ -122,16 +154,16 @@ describe('TokenCache', () => {
   it('does not cache an answer that raced an invalidation, an expired token, or anything while not listening', async () => {
     const cache = new TokenCache();
     const entry = { actor: clientActor(randomUUID(), []), exp: soon(), clientId: 'ca_x' };
-    cache.set('x', entry, cache.generation, Date.now());
-    expect(cache.get('x', Date.now())).toBeUndefined();
+    cache.set(CS, 'x', entry, cache.generation, Date.now());
+    expect(cache.get(CS, 'x', Date.now())).toBeUndefined();
     const stop = await cache.listen(inject('databaseUrl'), log);
     try {
       const g = cache.generation;
       cache.forget('client:someone-else');
-      cache.set('x', entry, g, Date.now());
-      expect(cache.get('x', Date.now())).toBeUndefined();
-      cache.set('y', { ...entry, exp: Math.floor(Date.now() / 1000) + 1 }, cache.generation, Date.now());
-      expect(cache.get('y', Date.now() + 1500)).toBeUndefined();
+      cache.set(CS, 'x', entry, g, Date.now());
+      expect(cache.get(CS, 'x', Date.now())).toBeUndefined();
+      cache.set(CS, 'y', { ...entry, exp: Math.floor(Date.now() / 1000) + 1 }, cache.generation, Date.now());
+      expect(cache.get(CS, 'y', Date.now() + 1500)).toBeUndefined();
     } finally {
       await stop();
     }
@@ -148,12 +180,13 @@ describe('TokenCache', () => {
     } as typeof query;
     try {
       cache.set(
+        CS,
         's',
         { actor: clientActor(randomUUID(), []), exp: soon(), clientId: 'ca_s' },
         cache.generation,
         Date.now(),
       );
-      for (let i = 0; i < 3; i++) expect(await cache.lookup('s', Date.now)).toBeDefined();
+      for (let i = 0; i < 3; i++) expect(await cache.lookup(CS, 's', Date.now)).toBeDefined();
       expect(sent.length).toBeGreaterThan(0);
       const statements = sent.filter(
         (q) => typeof q === 'string' || (q as { text?: string }).text !== undefined,
