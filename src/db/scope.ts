@@ -78,8 +78,11 @@ export function deploymentSql<R = Record<string, unknown>>(
 export function carShareOf(em: EntityManager): string | undefined {
   const v = em.getSessionContext()?.variables?.[CAR_SHARE_SETTING];
   if (typeof v === 'string') return v;
-  // A transaction put in a car share's scope by its own SET LOCAL (creating a car share) names it this way.
-  const p = (em.getFilterParams<{ id?: unknown }>(CAR_SHARE_FILTER) as { id?: unknown } | undefined)?.id;
+  // A transaction put in a car share's scope by its own SET LOCAL (creating a car share) names it this way. The
+  // global EntityManager (the migrator's) is in no scope, and refuses to be asked for its context's parameters.
+  const own = em.getContext(false);
+  if (own.global) return undefined;
+  const p = (own.getFilterParams<{ id?: unknown }>(CAR_SHARE_FILTER) as { id?: unknown } | undefined)?.id;
   return typeof p === 'string' ? p : undefined;
 }
 

@@ -12,7 +12,7 @@ import { sweepBookingTimers } from '../../src/bookings/booking.timers.js';
 import { Car } from '../../src/cars/car.entity.js';
 import { createCarShare } from '../../src/carshares/car-share.commands.js';
 import { ClientApplication } from '../../src/clientapps/client-application.entity.js';
-import { deploymentEm } from '../../src/db/scope.js';
+import { carShareOf, deploymentEm } from '../../src/db/scope.js';
 import { newId } from '../../src/shared/ids.js';
 import { expireVerifications } from '../../src/verifications/verification.commands.js';
 import { createUser, type TestUser } from '../factories/accounts.js';
@@ -489,6 +489,10 @@ describe('the data layer', () => {
     await recording('data layer', () => em.flush());
     expect(recorded.some((s) => s.by === 'data layer' && /^\s*delete\b/i.test(s.sql))).toBe(true);
     expect(violations('data layer')).toEqual([]);
+  });
+
+  it('the global EntityManager (the migrator’s) is in no car share, and asking does not throw', () => {
+    expect(carShareOf(h.orm.em)).toBeUndefined();
   });
 
   it('work across car shares (deploymentEm) gets no car share condition', async () => {
