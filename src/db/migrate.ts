@@ -1,6 +1,8 @@
 // Applies committed migrations under a PostgreSQL advisory lock, so instances starting together migrate once.
 import pg from 'pg';
+import { migrations } from './migrations/index.js';
 import type { Orm } from './orm.js';
+import { deploymentSql } from './scope.js';
 
 /** Arbitrary but fixed: the key every instance locks on while migrating (and granting DATABASE_APP_ROLE). */
 export const MIGRATION_LOCK_KEY = 727_274_663;
@@ -18,7 +20,13 @@ export async function migrate(orm: Orm, clientUrl: string): Promise<string[]> {
   }
 }
 
-/** True when every committed migration has been applied (readiness). */
+/**
+ * How many committed migrations are not applied (readiness). Read as the DATABASE_URL user: the service's own
+ * connections run as the app role, which reads no table but the car shares' (src/db/scope.ts).
+ */
 export async function migrationsPending(orm: Orm): Promise<number> {
-  return (await orm.migrator.getPending()).length;
+  const applied = new Set(
+    (await deploymentSql<{ name: string }>(orm, 'select name from mikro_orm_migrations')).map((r) => r.name),
+  );
+  return migrations.filter((m) => !applied.has(m.name)).length;
 }

@@ -52,8 +52,8 @@ export function nextSteps(view: DemoView, site: Site, fresh: boolean): string {
     '',
     `Book a car as the borrower ${borrower.username}: get their token (it prints {"access_token":…}),`,
     '',
-    `  npm run --silent user-token -- --client-id ${quoted(view.client.clientId)} --client-secret ${quoted(secret)}` +
-      ` --redirect-uri ${demoApplication.redirectUri} --username ${borrower.username} --password ${quoted(password)}` +
+    `  npm run --silent user-token -- --client-id ${quoted(view.client.clientId)} --client-secret=${quoted(secret)}` +
+      ` --redirect-uri ${demoApplication.redirectUri} --username ${borrower.username} --password=${quoted(password)}` +
       (site.carShareId ? ` --car-share ${site.carShareId}` : ''),
     '',
     `then request the ${car.make} ${car.model} at ${car.address} with that token (it approves requests itself):`,

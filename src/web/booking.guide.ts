@@ -77,7 +77,7 @@ checking provider is such an application).
    Authentication), and the application's own token:
 
    \`\`\`sh
-   npm run --silent user-token -- --client-id "$CLIENT_ID" --client-secret "$CLIENT_SECRET" \\
+   npm run --silent user-token -- --client-id "$CLIENT_ID" --client-secret="$CLIENT_SECRET" \\
      --redirect-uri http://127.0.0.1:8765/callback --username ${w.owner.Username} --password '${w.owner.Password}' \\
      --scope "${w.userScopes}"
    ${curl} -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials -d scope=verifications:write ${base}/api/oauth/token

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
+import { deploymentSql } from '../../src/db/scope.js';
 import { eventNames } from '../../src/events/events.js';
 import { selfSignedCertPath } from '../../src/tls.js';
 import { defaultCarShareId } from '../support/scope.js';
@@ -105,12 +106,10 @@ const signUp = (n: number) =>
 
 const listenApps = async () =>
   (
-    await s.service.db.orm.em
-      .fork()
-      .getConnection()
-      .execute<{ n: number }[]>(
-        `select count(*)::int as n from client_application where name like 'webhooks listen%'`,
-      )
+    await deploymentSql<{ n: number }>(
+      s.service.db.orm,
+      `select count(*)::int as n from client_application where name like 'webhooks listen%'`,
+    )
   )[0]!.n;
 
 describe('npm run webhooks -- listen', () => {
