@@ -1,6 +1,8 @@
 // HTTP caching (CONTRACT §10): strong ETags per representation, If-None-Match per RFC 9110, and a
 // server-side cache of GET responses per caller whose entries carry resource tags: a mutation bumps its
-// tags' versions, so every entry that showed those resources is stale for every caller at once.
+// tags' versions, so every entry that showed those resources is stale for every caller at once. All of it is per
+// car share (CONTRACT §20): entries, tag versions and ETags belong to one, and a write in one makes nothing stale
+// in another.
 import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
@@ -10,25 +12,43 @@ export interface CachedResponse {
   etag: string;
 }
 
+/** Every method is of one car share's cache: its entries and tag versions are nobody else's. */
 export interface ResponseCache {
-  get(key: string): Promise<CachedResponse | undefined>;
+  get(carShareId: string, key: string): Promise<CachedResponse | undefined>;
   /**
    * The tags' versions, taken before the GraphQL runs: a mutation that commits meanwhile bumps them, so
    * the entry stored with the older versions is never served. Reads in flight are shared by these too (handler.ts).
    */
-  versions(tags: readonly string[]): Promise<Record<string, number>>;
+  versions(carShareId: string, tags: readonly string[]): Promise<Record<string, number>>;
   set(
+    carShareId: string,
     key: string,
     value: CachedResponse,
     versions: Record<string, number>,
     ttlSeconds: number,
   ): Promise<void>;
-  /** Makes every entry tagged with any of these resource types stale. */
-  invalidate(tags: readonly string[]): Promise<void>;
+  /** Makes every entry of the car share tagged with any of these resource types stale. */
+  invalidate(carShareId: string, tags: readonly string[]): Promise<void>;
 }
 
-/** The one-shot hash: the same digest as a Hash object's, without building one on every answer. */
-export const etagOf = (body: string): string => `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
+/**
+ * Names of Redis keys (src/http/redis-keys.ts hands over its builder): every key begins with the deployment's
+ * prefix, and one car share's continue with its Id (CONTRACT §20).
+ */
+export interface RedisKeyNames {
+  deployment(name: string): string;
+  carShare(carShareId: string, name: string): string;
+}
+
+/** A digest of a string, for keys (the one-shot hash: the same digest as a Hash object's, without building one). */
+export const digestOf = (text: string): string => hash('sha256', text, 'base64url').slice(0, 32);
+
+/**
+ * The strong ETag of a car share's representation. The car share's Id goes into it: two car shares giving the
+ * same answer give different ETags, so an If-None-Match from one never matches at another (CONTRACT §20).
+ */
+export const etagOf = (body: string, carShareId: string): string =>
+  `"${digestOf(`${carShareId}:${hash('sha256', body, 'base64url')}`)}"`;
 
 /**
  * A bounded memo for per-request work keyed by a string (the caller's hash, the normalised request, a route's
@@ -79,14 +99,20 @@ interface Held {
  * kept 20 MB more resident under S1 after S2's unique URLs had filled it (test/bench, 2026-11-26).
  */
 export function memoryCache(
-  opts: { max?: number; maxBytes?: number; now?: () => number } = {},
+  opts: { max?: number; maxBytes?: number; maxVersions?: number; now?: () => number } = {},
 ): ResponseCache {
   const max = opts.max ?? 1000;
   const maxBytes = opts.maxBytes ?? 12 * 1024 * 1024;
+  const maxVersions = opts.maxVersions ?? 100_000;
   const now = opts.now ?? Date.now;
+  // Entries and versions are keyed by car share and key (or tag), joined by a newline no key or Id holds.
   const entries = new Map<string, Held>();
   const versions = new Map<string, number>();
+  // A bump takes the next number of one counter rather than the tag's own next: a version, once forgotten (the map
+  // is bounded: a tag per resource type and car share), is never handed out again to make an old entry look fresh.
+  let bumps = 0;
   let bytes = 0;
+  const versionOf = (carShareId: string, tag: string) => versions.get(`${carShareId}\n${tag}`) ?? 0;
   const sizeOf = (key: string, s: Held) => 2 * (key.length + s.value.body.length) + 256;
   const remove = (key: string) => {
     const s = entries.get(key);
@@ -95,20 +121,22 @@ export function memoryCache(
     entries.delete(key);
   };
   return {
-    async get(key) {
+    async get(carShareId, k) {
+      const key = `${carShareId}\n${k}`;
       const s = entries.get(key);
       if (!s) return undefined;
-      const fresh = s.expires > now() && s.pairs.every(([t, v]) => (versions.get(t) ?? 0) === v);
+      const fresh = s.expires > now() && s.pairs.every(([t, v]) => versionOf(carShareId, t) === v);
       if (!fresh) remove(key);
       return fresh ? s.value : undefined;
     },
-    async versions(tags) {
-      return Object.fromEntries(tags.map((t) => [t, versions.get(t) ?? 0]));
+    async versions(carShareId, tags) {
+      return Object.fromEntries(tags.map((t) => [t, versionOf(carShareId, t)]));
     },
-    async set(key, value, tagVersions, ttl) {
+    async set(carShareId, k, value, tagVersions, ttl) {
+      const key = `${carShareId}\n${k}`;
       const stored: Held = { value, pairs: Object.entries(tagVersions), expires: now() + ttl * 1000 };
       // Already stale (a write bumped a tag while it was computed): not kept, where it could only push out a fresher one.
-      if (!stored.pairs.every(([t, v]) => (versions.get(t) ?? 0) === v)) return;
+      if (!stored.pairs.every(([t, v]) => versionOf(carShareId, t) === v)) return;
       const size = sizeOf(key, stored);
       // An answer bigger than an eighth of the budget would push out everything else: not kept.
       if (size > maxBytes / 8) return;
@@ -118,27 +146,39 @@ export function memoryCache(
       entries.set(key, stored);
       bytes += size;
     },
-    async invalidate(tags) {
-      for (const t of tags) versions.set(t, (versions.get(t) ?? 0) + 1);
+    async invalidate(carShareId, tags) {
+      // Full: forgotten versions would read 0 again, which entries stored before any bump hold; they go too.
+      if (versions.size + tags.length > maxVersions) {
+        versions.clear();
+        entries.clear();
+        bytes = 0;
+      }
+      for (const t of tags) versions.set(`${carShareId}\n${t}`, ++bumps);
     },
   };
 }
 
+/** Per car share: its tag versions in one hash, its entries each under its own key. */
 const VERSIONS = 'rest:cache:versions';
+const ENTRY = 'rest:cache:';
 
 /** Stands for "version unknown" when Redis cannot be read: an entry tagged with it is never stored. */
 const UNKNOWN = -1;
 
 /**
- * Across instances: entries expire in Redis by themselves; tag versions live in one Redis hash. When Redis
- * cannot be reached the cache steps aside: reads miss, nothing is stored, and a lost version bump can leave an
- * entry stale for at most its TTL once Redis is back.
+ * Across instances: entries expire in Redis by themselves; each car share's tag versions live in one Redis hash.
+ * Keys are `<REDIS_KEY_PREFIX><carShareId>:rest:cache:…`. When Redis cannot be reached the cache steps aside: reads
+ * miss, nothing is stored, and a lost version bump can leave an entry stale for at most its TTL once Redis is back.
  */
-export function redisCache(redis: Redis, onError: (err: unknown) => void = () => undefined): ResponseCache {
-  const versionsOf = async (tags: readonly string[]): Promise<Record<string, number>> => {
+export function redisCache(
+  redis: Redis,
+  keys: RedisKeyNames,
+  onError: (err: unknown) => void = () => undefined,
+): ResponseCache {
+  const versionsOf = async (carShareId: string, tags: readonly string[]): Promise<Record<string, number>> => {
     if (tags.length === 0) return {};
     try {
-      const vs = await redis.hmget(VERSIONS, ...tags);
+      const vs = await redis.hmget(keys.carShare(carShareId, VERSIONS), ...tags);
       return Object.fromEntries(tags.map((t, i) => [t, Number(vs[i] ?? 0)]));
     } catch (err) {
       onError(err);
@@ -146,12 +186,12 @@ export function redisCache(redis: Redis, onError: (err: unknown) => void = () =>
     }
   };
   return {
-    async get(key) {
+    async get(carShareId, key) {
       try {
-        const raw = await redis.get(`rest:cache:${key}`);
+        const raw = await redis.get(keys.carShare(carShareId, `${ENTRY}${key}`));
         if (!raw) return undefined;
         const s = JSON.parse(raw) as Omit<Stored, 'expires'>;
-        const now = await versionsOf(Object.keys(s.versions));
+        const now = await versionsOf(carShareId, Object.keys(s.versions));
         return Object.entries(s.versions).every(([t, v]) => v !== UNKNOWN && now[t] === v)
           ? s.value
           : undefined;
@@ -161,15 +201,18 @@ export function redisCache(redis: Redis, onError: (err: unknown) => void = () =>
       }
     },
     versions: versionsOf,
-    async set(key, value, versions, ttl) {
+    async set(carShareId, key, value, versions, ttl) {
       if (Object.values(versions).includes(UNKNOWN)) return;
       const stored: Omit<Stored, 'expires'> = { value, versions };
-      await redis.set(`rest:cache:${key}`, JSON.stringify(stored), 'EX', ttl).catch(onError);
+      await redis
+        .set(keys.carShare(carShareId, `${ENTRY}${key}`), JSON.stringify(stored), 'EX', ttl)
+        .catch(onError);
     },
-    async invalidate(tags) {
+    async invalidate(carShareId, tags) {
       if (tags.length === 0) return;
       const m = redis.multi();
-      for (const t of tags) m.hincrby(VERSIONS, t, 1);
+      const hash = keys.carShare(carShareId, VERSIONS);
+      for (const t of tags) m.hincrby(hash, t, 1);
       await m.exec().catch(onError);
     },
   };

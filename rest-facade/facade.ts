@@ -18,11 +18,10 @@ import type { Format } from './formats/negotiate.js';
 import { cacheKeyOf, createHandler, representationHeaders, ttlOf } from './handler.js';
 import { routeResolver, TYPES_PATH } from './predefined.js';
 import { referenceServer } from './reference.js';
-import { type Caller, formatOf, negotiate, sendError } from './respond.js';
+import { type Caller, formatOf, negotiate, type RequestCarShare, sendError } from './respond.js';
 import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
 import { type Route, RouteTable } from './table.js';
-import { trimEnd } from './text.js';
 import { typeScriptServer } from './typescript.js';
 
 export interface ExecutionResult {
@@ -48,8 +47,6 @@ export interface FacadeDeps<C extends Caller = Caller> {
    * request arrived (the service's own, `src/http/request-signal.ts`). No signal when absent.
    */
   signalOf?(ctx: Koa.Context): AbortSignal;
-  /** The public origin, for absolute `Location` headers. */
-  publicUrl: string;
   /**
    * The server-side GET cache; none when absent. The facade only reads and fills it: every write, REST or not,
    * makes it stale in one place, the GraphQL server's mutation hook (invalidation.ts).
@@ -61,8 +58,11 @@ export interface FacadeDeps<C extends Caller = Caller> {
   exclude?: readonly string[];
   /** Told about errors that became a 500. */
   onError?(err: unknown, requestId: string): void;
-  /** Markdown appended to the OpenAPI document's description (a guide for newcomers). */
-  guide?: string;
+  /**
+   * Markdown appended to the OpenAPI document's description (a guide for newcomers), for one car share: its
+   * commands name its BaseUrl and quote its rate limits.
+   */
+  guide?(carShare: RequestCarShare): string;
 }
 
 /** A conditional GET as it arrives, before Koa has seen it. */
@@ -119,12 +119,12 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
   const exclude = deps.exclude ?? [`${prefix}/oauth`];
   const table = new RouteTable(deps.schema, deps.routes ?? routeModules);
   const documents = new DocumentCache(deps.schema);
-  const base = trimEnd(deps.publicUrl, '/');
 
   const routes = routeResolver(table, prefix);
-  const handle = createHandler({ deps, table, documents, base, prefix });
-  const serveReference = referenceServer(table, base, prefix, deps.guide);
-  const serveTypes = typeScriptServer(table, base, prefix);
+  const handle = createHandler({ deps, table, documents, prefix });
+  // Absolute URLs in them are the car share's: made once per car share (a bounded number kept).
+  const serveReference = referenceServer(table, prefix, deps.guide);
+  const serveTypes = typeScriptServer(table, prefix);
 
   const referencePath = `${prefix}/openapi.json`;
   const excluded = (path: string) => exclude.some((x) => path === x || path.startsWith(`${x}/`));
@@ -164,12 +164,12 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
       await handle(ctx, match.route, match.params, format, requestId);
     } catch (err) {
       const known = asRestError(err, hadToken, deps.errors);
-      if (known) return sendError(ctx, known, format, base, deps.errors);
+      if (known) return sendError(ctx, known, format, deps.errors);
       // A client that left mid-request (its body cut short) failed nothing here: the edge answers for those.
       if (ctx.req.destroyed) throw err;
       deps.onError?.(err, requestId);
       const masked = restError('InternalServerError', deps.errors.masked, { RequestId: requestId });
-      sendError(ctx, masked, format, base, deps.errors);
+      sendError(ctx, masked, format, deps.errors);
     }
   };
 
@@ -197,7 +197,10 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
 
   const notModified = async ({ request, route, format }: Revalidation, caller: C) => {
     if (!deps.cache || caller.refused !== undefined) return undefined;
-    const hit = await deps.cache.get(cacheKeyOf(caller, format, request.path, request.querystring));
+    const hit = await deps.cache.get(
+      caller.carShare.id,
+      cacheKeyOf(caller, format, request.path, request.querystring),
+    );
     if (!hit || !matchesIfNoneMatch(request.ifNoneMatch, hit.etag)) return undefined;
     return representationHeaders(hit.etag, ttlOf(route));
   };

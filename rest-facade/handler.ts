@@ -2,7 +2,7 @@
 // envelope in the negotiated format, and the cache afterwards (writes make it stale elsewhere: invalidation.ts).
 import type Koa from 'koa';
 import { bindArguments } from './binding.js';
-import { type CachedResponse, etagOf, matchesIfNoneMatch, memoKeys } from './cache.js';
+import { type CachedResponse, digestOf, etagOf, matchesIfNoneMatch, memoKeys } from './cache.js';
 import type { DocumentCache } from './document.js';
 import { envelope, jsonEnvelope } from './envelope.js';
 import { authHeaders, fieldError, fieldErrors, fromGraphQL, RestError } from './errors.js';
@@ -11,7 +11,7 @@ import { render } from './formats/index.js';
 import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
-import { type Caller, knownCaller, send } from './respond.js';
+import { type Caller, carShareOf, knownCaller, send } from './respond.js';
 import { fieldsOf } from './schema.model.js';
 import {
   fieldSelectionText,
@@ -33,13 +33,16 @@ function requestKey(path: string, querystring: string, format: Format): string {
   return `${format}:${path.toLowerCase()}?${q.join('&')}`;
 }
 
-const callerKey = memoKeys(etagOf);
+const callerKey = memoKeys(digestOf);
 const requestKeyOf = memoKeys((raw) => {
   const [format, path, querystring] = raw.split('\n') as [Format, string, string];
   return requestKey(path, querystring, format);
 });
 
-/** Where a GET's answer is kept: per caller (their key hashed) and per normalised request. */
+/**
+ * Where a GET's answer is kept in its car share's cache (`caller.carShare.id`, given to the cache apart): per caller
+ * (their key hashed) and per normalised request.
+ */
 export const cacheKeyOf = (caller: Caller, format: Format, path: string, querystring: string): string =>
   `${callerKey(caller.key)}:${requestKeyOf(`${format}\n${path}\n${querystring}`)}`;
 
@@ -73,8 +76,7 @@ export interface HandlerContext<C extends Caller> {
   deps: FacadeDeps<C>;
   table: RouteTable;
   documents: DocumentCache;
-  /** The public origin, and where the facade is mounted. */
-  base: string;
+  /** Where the facade is mounted. */
   prefix: string;
 }
 
@@ -90,7 +92,6 @@ export function createHandler<C extends Caller>({
   deps,
   table,
   documents,
-  base,
   prefix,
 }: HandlerContext<C>): Handle {
   /** A cached or fresh GET answer: 304 when the client already has this representation. */
@@ -133,9 +134,10 @@ export function createHandler<C extends Caller>({
     const ttl = ttlOf(route);
     let cacheKey: string | undefined;
     let versions: Record<string, number> = {};
+    const carShareId = carShareOf(ctx).id;
     if (isGet && deps.cache) {
       cacheKey = cacheKeyOf(knownCaller(ctx), format, ctx.path, ctx.querystring);
-      const hit = await deps.cache.get(cacheKey);
+      const hit = await deps.cache.get(carShareId, cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
       // Your own writes (CONTRACT §28). A write's tags are bumped before its answer is sent (the mutation hook
       // awaits the bump, in Redis too), so a request sent after that answer reads the new versions here, before it
@@ -143,8 +145,8 @@ export function createHandler<C extends Caller>({
       // one that read them before the bump may have seen the rows before the write, and is not shared past it;
       // one that read them after the bump ran its SQL after the write committed. Its answer is stored under the
       // versions it read, so one from before a write is never a hit (nor a 304) after it.
-      versions = await deps.cache.versions(route.tags);
-      const key = `${cacheKey}@${Object.values(versions).join('.')}`;
+      versions = await deps.cache.versions(carShareId, route.tags);
+      const key = `${carShareId}\n${cacheKey}@${Object.values(versions).join('.')}`;
       const pending = inFlight.get(key);
       const shared = pending && (await pending);
       if (shared) return sendRepresentation(ctx, shared, ttl);
@@ -230,18 +232,20 @@ export function createHandler<C extends Caller>({
       const rep: CachedResponse = {
         body,
         headers: { 'Content-Type': contentTypes.json },
-        etag: etagOf(body),
+        etag: etagOf(body, carShareId),
       };
-      if (deps.cache && cacheKey) await deps.cache.set(cacheKey, rep, versions, ttl);
+      if (deps.cache && cacheKey) await deps.cache.set(carShareId, cacheKey, rep, versions, ttl);
       flight.done?.(rep);
       return sendRepresentation(ctx, rep, ttl);
     }
     const payload = envelope(route, data, nodes, fields);
+    // Absolute URLs (Location, the HTML form's links) begin with the car share's BaseUrl (CONTRACT §19).
+    const base = carShareOf(ctx).baseUrl;
     const url = new URL(ctx.originalUrl, base);
     const r = render(payload, format, url);
     if (isGet) {
-      const rep: CachedResponse = { body: r.body, headers: r.headers, etag: etagOf(r.body) };
-      if (deps.cache && cacheKey) await deps.cache.set(cacheKey, rep, versions, ttl);
+      const rep: CachedResponse = { body: r.body, headers: r.headers, etag: etagOf(r.body, carShareId) };
+      if (deps.cache && cacheKey) await deps.cache.set(carShareId, cacheKey, rep, versions, ttl);
       flight.done?.(rep);
       return sendRepresentation(ctx, rep, ttl);
     }

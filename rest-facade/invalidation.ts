@@ -1,6 +1,7 @@
 // The one place the REST cache is made stale. The GraphQL server tells it the root fields of every mutation that
 // ran, whichever way it came (the facade's own writes, /graphql, the dashboard), and it bumps the tags the REST
-// row of each mutation names — or, for a mutation no row exposes, every resource its result reaches.
+// row of each mutation names — or, for a mutation no row exposes, every resource its result reaches. Only in the car
+// share the mutation ran in: a write there makes nothing stale in another (CONTRACT §20).
 import { type GraphQLSchema, getNamedType } from 'graphql';
 import type { ResponseCache } from './cache.js';
 import type { RouteModule } from './route.types.js';
@@ -12,7 +13,7 @@ export function staleAfterMutations(
   schema: GraphQLSchema,
   cache: ResponseCache,
   routes: readonly RouteModule[] = routeModules,
-): (mutations: readonly string[]) => Promise<void> {
+): (mutations: readonly string[], carShareId: string) => Promise<void> {
   const writes = new Map(
     routes.flatMap((m) => m.routes).flatMap((d) => (d.method === 'GET' ? [] : [[d.operation, d] as const])),
   );
@@ -32,8 +33,8 @@ export function staleAfterMutations(
     if (field) known.set(mutation, tags);
     return tags;
   };
-  return async (mutations) => {
+  return async (mutations, carShareId) => {
     const tags = [...new Set(mutations.flatMap(tagsOf))];
-    if (tags.length > 0) await cache.invalidate(tags);
+    if (tags.length > 0) await cache.invalidate(carShareId, tags);
   };
 }

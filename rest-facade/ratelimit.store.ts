@@ -1,5 +1,7 @@
 // Where the rate limits' counts live: fixed windows in this process's memory (bounded, no sweep over every key),
-// or the sorted sets koa-ratelimit's Redis driver keeps, to which several units of one action are added at once.
+// or sliding windows in Redis (a sorted set per key, one entry per unit), several windows taken from at once, all or
+// nothing, by one script: a request's own window and its car share's ceiling, an action's units.
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /** One key's window: how many units it has used, and when it ends (epoch milliseconds). */
@@ -55,13 +57,14 @@ export interface Taken {
   windows: { remaining: number; endsAt: number }[];
 }
 
-// KEYS: the counters; ARGV: now (ms), the window (ms), then each key's limit and units. All or nothing: when one
-// key lacks room, nothing is added anywhere. Entries are koa-ratelimit's (score and member the time in ms), so the
-// middleware and these takes count against the same sets; a member here carries digits no float of the driver's
-// can (a suffix after the microseconds), so several units of one take stay several entries.
+// KEYS: the counters; ARGV: now (ms), the window (ms), then each key's limit and units, then a nonce unique to this
+// take. All or nothing: when one key lacks room, nothing is added anywhere. An entry's score is its time (ms); its
+// member is made unique by the nonce and the unit's number, so takes in the same millisecond, on any instance, each
+// count (a member named by the time alone was one entry for all of them).
 const TAKE = `
 local now = tonumber(ARGV[1])
 local duration = tonumber(ARGV[2])
+local nonce = ARGV[#ARGV]
 local out = {}
 local passed = 1
 for i, key in ipairs(KEYS) do
@@ -80,7 +83,7 @@ if passed == 1 then
   for i, key in ipairs(KEYS) do
     local units = tonumber(ARGV[2 + 2 * i])
     for u = 1, units do
-      redis.call('ZADD', key, now, string.format('%.3f9%06d', now, u))
+      redis.call('ZADD', key, now, nonce .. ':' .. u)
     end
     if units > 0 then redis.call('PEXPIRE', key, duration) end
     out[2 * i - 1] = out[2 * i - 1] - units
@@ -96,6 +99,20 @@ export interface Take {
   units: number;
 }
 
+/**
+ * Takes units from several windows of one car share at once, all or nothing, wherever the counters live; the keys
+ * given are the car share's own (`caller:sub:…`), placed in its namespace by the store (none without a car share).
+ */
+export type TakeUnits = (carShareId: string | undefined, takes: readonly Take[]) => Taken | Promise<Taken>;
+
+/** Unique across takes: this process's random part and a count. */
+const processPart = randomBytes(6).toString('base64url');
+let counted = 0;
+const nonce = (): string => {
+  counted = (counted + 1) % Number.MAX_SAFE_INTEGER;
+  return `${processPart}:${counted}`;
+};
+
 type WithTake = Redis & { rateLimitTake?(n: number, ...args: (string | number)[]): Promise<number[]> };
 
 /** Takes every unit or none, atomically, from counters shared in Redis. */
@@ -105,7 +122,7 @@ export async function takeInRedis(redis: Redis, duration: number, takes: readonl
   if (!db.rateLimitTake) db.defineCommand('rateLimitTake', { lua: TAKE });
   const args = takes.flatMap((t) => [t.max, t.units]);
   const keys = takes.map((t) => t.key);
-  const out = await db.rateLimitTake!(takes.length, ...keys, Date.now(), duration, ...args);
+  const out = await db.rateLimitTake!(takes.length, ...keys, Date.now(), duration, ...args, nonce());
   return {
     passed: out[0] === 1,
     windows: takes.map((_, i) => ({ remaining: Math.max(0, out[1 + 2 * i]!), endsAt: out[2 + 2 * i]! })),

@@ -1,15 +1,31 @@
-// Serves the OpenAPI document, generated once from the route table on first request.
+// Serves the OpenAPI document of the request's car share (its `servers`, links and guide name its BaseUrl), made on
+// its first request and kept for the most recently asked car shares.
 import type Koa from 'koa';
 import { etagOf, matchesIfNoneMatch } from './cache.js';
 import { openApiDocument } from './openapi.js';
-import { send } from './respond.js';
+import { recentlyUsed } from './recent.js';
+import { carShareOf, type RequestCarShare, send } from './respond.js';
 import type { RouteTable } from './table.js';
 
-export function referenceServer(table: RouteTable, base: string, prefix: string, guide?: string) {
-  let json: string | undefined;
+/** Documents kept: each is some hundreds of KB, and few car shares ask for theirs at once. */
+const KEPT = 16;
+
+/** What a car share's generated documents depend on: its Id (in the ETag), its BaseUrl and its limits (the guide). */
+export const documentKey = (c: RequestCarShare): string =>
+  `${c.id}\n${c.baseUrl}\n${JSON.stringify(c.limits ?? {})}`;
+
+export function referenceServer(
+  table: RouteTable,
+  prefix: string,
+  guide?: (carShare: RequestCarShare) => string,
+) {
+  const made = recentlyUsed<{ json: string; etag: string }>(KEPT);
   return (ctx: Koa.Context) => {
-    json ??= JSON.stringify(openApiDocument(table, base, prefix, guide));
-    const etag = etagOf(json);
+    const carShare = carShareOf(ctx);
+    const { json, etag } = made(documentKey(carShare), () => {
+      const json = JSON.stringify(openApiDocument(table, carShare.baseUrl, prefix, guide?.(carShare)));
+      return { json, etag: etagOf(json, carShare.id) };
+    });
     const headers = {
       'Content-Type': 'application/json; charset=utf-8',
       ETag: etag,

@@ -7,14 +7,46 @@ import { type Format, formatParam, fromAccept } from './formats/negotiate.js';
 import { queryValue } from './request.js';
 
 /**
+ * The car share a request addresses (CONTRACT §19), as the edge found it from the host: every absolute URL the
+ * facade writes begins with its `baseUrl`, and its cache, ETags and rate-limit windows are its own (§20).
+ */
+export interface RequestCarShare {
+  id: string;
+  /** An https origin without a trailing slash. */
+  baseUrl: string;
+  /** The deployment's default car share (at PUBLIC_URL): the command line names any other with `--car-share`. */
+  isDefault?: boolean;
+  /** Its overrides of the deployment's rate limits; an omitted one is the deployment's setting. */
+  limits?: {
+    CallerPerMinute?: number;
+    AnonymousPerMinute?: number;
+    AuthPerMinute?: number;
+    CarSharePerMinute?: number;
+  };
+}
+
+/**
  * Who is calling, resolved once per request before the rate limits and left on `ctx.state.caller`: `subject` for
  * rate limits (null when anonymous), `key` for the per-caller cache, `refused` the error a bad token raised (the
- * rate limits then count by IP; the facade answers it where it first needs the caller).
+ * rate limits then count by IP; the facade answers it where it first needs the caller), and the car share the
+ * request addresses (a refused caller's too).
  */
 export interface Caller {
   subject: string | null;
   key: string;
   refused?: unknown;
+  carShare: RequestCarShare;
+}
+
+/**
+ * The car share the request addresses: the caller's, or, before a caller is resolved, the one the edge left on
+ * `ctx.state.carShare`. Never the host as sent: the edge alone reads it.
+ */
+export function carShareOf(ctx: Koa.Context): RequestCarShare {
+  const carShare =
+    (ctx.state.caller as Caller | undefined)?.carShare ?? (ctx.state.carShare as RequestCarShare | undefined);
+  if (!carShare) throw new Error('no car share on the request: the edge finds it before anything answers');
+  return carShare;
 }
 
 /** The caller the edge resolved, if any (a bad token counts as none). */
@@ -61,13 +93,9 @@ export function formatOrJson(ctx: Koa.Context): Format {
   }
 }
 
-export function sendError(
-  ctx: Koa.Context,
-  err: RestError,
-  format: Format,
-  base: string,
-  table: ErrorTable,
-): void {
+/** A ResponseStatus error, its links (`Meta.Help`, the HTML form's) under the request's car share's BaseUrl. */
+export function sendError(ctx: Koa.Context, err: RestError, format: Format, table: ErrorTable): void {
+  const base = carShareOf(ctx).baseUrl;
   const url = new URL(ctx.originalUrl, base);
   // A refusal that says when to come back (429, 503) says it in the header too.
   const retryAfter = err.body.Meta?.RetryAfterSeconds;

@@ -5,7 +5,8 @@ import type Koa from 'koa';
 import { etagOf, matchesIfNoneMatch } from './cache.js';
 import { dtoProperties } from './dto.js';
 import { API_VERSION } from './openapi.js';
-import { send } from './respond.js';
+import { recentlyUsed } from './recent.js';
+import { carShareOf, send } from './respond.js';
 import type { Method } from './route.types.js';
 import type { Route, RouteTable } from './table.js';
 import { type TsProperty, TypeDeclarations, tsClass } from './typescript.types.js';
@@ -149,18 +150,15 @@ export function typeScriptDtos(
   return `${[header, MARKERS, ...types.drain()].join('\n\n')}\n`;
 }
 
-/** Serves the DTOs, generated on first request, with an ETag like the OpenAPI document's. */
-export function typeScriptServer(
-  table: RouteTable,
-  base: string,
-  prefix: string,
-): (ctx: Koa.Context) => void {
-  let dtos: { body: string; etag: string } | undefined;
+/** Serves the DTOs of the request's car share (its BaseUrl), generated on its first request, with an ETag. */
+export function typeScriptServer(table: RouteTable, prefix: string): (ctx: Koa.Context) => void {
+  const made = recentlyUsed<{ body: string; etag: string }>(16);
   return (ctx) => {
-    if (!dtos) {
-      const body = typeScriptDtos(table, base, prefix, API_VERSION);
-      dtos = { body, etag: etagOf(body) };
-    }
+    const carShare = carShareOf(ctx);
+    const dtos = made(`${carShare.id}\n${carShare.baseUrl}`, () => {
+      const body = typeScriptDtos(table, carShare.baseUrl, prefix, API_VERSION);
+      return { body, etag: etagOf(body, carShare.id) };
+    });
     // What ServiceStack answers for /types/typescript.
     const headers = {
       'Content-Type': 'text/plain; charset=utf-8',

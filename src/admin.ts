@@ -31,6 +31,8 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { seedDemoArgs, seedDemoFromCli, seedDemoUsage } from './demo/seed-demo.cli.js';
 import { entities } from './modules.js';
+import { prepareCarShareOAuth } from './oauth/first-party.js';
+import { systemClock } from './shared/clock.js';
 import { commandLineError, type OptionNames, UsageError } from './shared/command-line.js';
 import { isDomainError } from './shared/errors.js';
 import { selfSignedCertPath } from './tls.js';
@@ -121,7 +123,15 @@ const commands: Record<string, AdminCommand> = {
     options: createCarShareOptions,
     check: createCarShareArgs,
     scoped: false,
-    run: async (db, args) => ({ out: await createCarShareFromCli(db, args, createFirstOperator) }),
+    // Its first operator, and its authorization server's keys and dashboard client (§21: made when it is created),
+    // in the transaction that creates it.
+    run: async (db, args) => ({
+      out: await createCarShareFromCli(db, args, async (em, operator, carShare) => {
+        const made = await createFirstOperator(em, operator);
+        await prepareCarShareOAuth(em, carShare, systemClock);
+        return made;
+      }),
+    }),
   },
   'list-car-shares': {
     options: {},

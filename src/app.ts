@@ -26,6 +26,7 @@ import { healthRoutes } from './http/health.routes.js';
 import { sliceLargeBodies } from './http/large-bodies.js';
 import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
+import { redisKeys } from './http/redis-keys.js';
 import { clientGone } from './http/request-signal.js';
 import { routerTemplates } from './metrics/labels.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -40,7 +41,7 @@ import type { Logger } from './shared/log.js';
 import { cors } from './web/cors.js';
 import { docs } from './web/docs.js';
 import { graphiql } from './web/graphiql.js';
-import { guide, guideSettings } from './web/guide.js';
+import { guideFor, guideSettings } from './web/guide.js';
 import { landing } from './web/landing.js';
 
 export interface AppDeps {
@@ -59,6 +60,8 @@ export interface AppDeps {
         | 'GRAPHQL_MAX_COST'
         | 'HEAP_CEILING_MB'
         | 'UNKNOWN_HOST'
+        | 'RATE_LIMIT_CAR_SHARE_PER_MINUTE'
+        | 'REDIS_KEY_PREFIX'
       >
     >;
   orm: Orm;
@@ -90,12 +93,17 @@ export interface App {
   contextFor(authorization: string | undefined, carShare: CarShare, requestId?: string): Promise<Context>;
   /** The car share a request (a WebSocket upgrade) addresses; undefined for an unknown host with UNKNOWN_HOST=reject. */
   carShareOf(req: IncomingMessage): CarShare | undefined;
+  /**
+   * The BaseUrl of the car share at a host (a TLS handshake's server name), or undefined when none is known to be
+   * there: for answers written before a request could be read.
+   */
+  baseUrlAt(host: unknown): string | undefined;
   /** graphql-ws's queries and mutations, through the execution gate (CONTRACT §13, §28). */
   executeGated: GraphQLEndpoint['executeGated'];
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
   limits: GraphQLLimits;
-  /** Makes the REST cache stale after mutations run outside Apollo (graphql-ws): told their root fields. */
-  afterMutation(fields: readonly string[]): Promise<void>;
+  /** Makes the REST cache stale after mutations run outside Apollo (graphql-ws): told their root fields, in a car share. */
+  afterMutation(fields: readonly string[], carShareId: string): Promise<void>;
   /** The rate limits of CONTRACT §28 for a graphql-ws operation: its refusal, if any. */
   countOperation: ReturnType<typeof operationLimits>;
   /** Background work's changes, made stale in the REST cache like the mutations they stand for (changedLike). */
@@ -115,33 +123,43 @@ const changedLike = {
   webhooks: ['redeliverWebhookDelivery', 'updateWebhookSubscription'],
 } as const satisfies Record<BackgroundChange, readonly string[]>;
 
-/** Background changes as mutations, checked against the schema at start: a renamed mutation fails loudly here. */
+/**
+ * Background changes as mutations, checked against the schema at start: a renamed mutation fails loudly here. Stale
+ * in the car share the change was made in; a change that names none makes every car share's answers stale.
+ */
 function backgroundInvalidation(
   schema: GraphQLSchema,
-  stale: (mutations: readonly string[]) => Promise<void>,
+  stale: (mutations: readonly string[], carShareId: string) => Promise<void>,
+  carShares: CarShareRegistry,
 ): Changed {
   const mutations = schema.getMutationType()?.getFields() ?? {};
   for (const name of Object.values(changedLike).flat())
     if (!Object.hasOwn(mutations, name)) throw new Error(`background changes: no mutation ${name}`);
-  return (what) => stale(changedLike[what]);
+  return async (what, carShareId) => {
+    const ids = carShareId ? [carShareId] : carShares.all().map((c) => c.id);
+    await Promise.all(ids.map((id) => stale(changedLike[what], id)));
+  };
 }
 
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, orm, schema, log, clock } = deps;
   const metrics = deps.metrics ?? createMetrics();
-  // Shared by instances through Redis when configured: rate-limit counters and the REST cache's versions.
+  // Shared by instances through Redis when configured: rate-limit counters and the REST cache's versions, every key
+  // under REDIS_KEY_PREFIX and a car share's under its Id (CONTRACT §20).
   const redis = await sharedRedis(config.REDIS_URL, log);
-  const restCache = redis.client ? redisCache(redis.client, redis.trouble) : memoryCache();
+  const keys = redisKeys(config.REDIS_KEY_PREFIX ?? 'carshare:');
+  const restCache = redis.client ? redisCache(redis.client, keys, redis.trouble) : memoryCache();
   const oauth429 = oauthTooManyRequests(OAUTH_PATH);
   const graphql429 = graphqlTooManyRequests('/graphql');
   const limits = rateLimiter({
     ...rateLimitSettings(config),
     redis: redis.client,
+    redisKeys: keys,
     onStoreError: redis.trouble,
-    publicUrl: config.PUBLIC_URL,
     errors: errorTable,
     // The authorization server and /graphql answer a 429 in their own terms.
-    refuse: (ctx, message, retryAfter) => oauth429(ctx, message) || graphql429(ctx, message, retryAfter),
+    refuse: (ctx, message, retryAfter, scope) =>
+      oauth429(ctx, message) || graphql429(ctx, message, retryAfter, scope),
   });
   // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here, and
   // so do the changes background work makes. Both are awaited before the write's answer or the next step.
@@ -220,12 +238,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const facade = createFacade({
     schema,
     errors: errorTable,
-    publicUrl: config.PUBLIC_URL,
     execute: graphql.execute,
     signalOf: (ctx) => clientGone(ctx.res),
     cache: restCache,
     onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
-    guide: guide(guideSettings(config, deps.caFile)),
+    guide: guideFor(guideSettings(config, deps.caFile, deps.localCaFile)),
   });
   koa.use(facade.middleware);
   koa.use((ctx) => {
@@ -259,11 +276,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
         (config.UNKNOWN_HOST === 'reject' ? undefined : deps.carShares.default)
       );
     },
+    baseUrlAt: (host) => (typeof host === 'string' ? deps.carShares.byHost(host)?.baseUrl : undefined),
     executeGated: graphql.executeGated,
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),
     afterMutation: staleAfter,
-    changed: backgroundInvalidation(schema, staleAfter),
+    changed: backgroundInvalidation(schema, staleAfter, deps.carShares),
     async stop() {
       await graphql.stop();
       await redis.close();

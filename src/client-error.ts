@@ -18,14 +18,27 @@ const MALFORMED: readonly [ResponseCode, string] = [
   'The request could not be parsed as HTTP',
 ];
 
+/** Answer bodies kept: one pair per car share address recently answered. */
+const KEPT = 64;
+
 /**
- * The `clientError` listener of a server whose answers link to the docs under `publicUrl` (`Meta.Help`). It answers
- * then closes gently: the rest of what the client sends is read and dropped, so it sees the answer.
+ * The `clientError` listener of a server whose answers link to the docs (`Meta.Help`) under the BaseUrl of the car
+ * share the connection addressed (`baseUrlOf`: from its TLS handshake's server name; PUBLIC_URL when none tells).
+ * It answers then closes gently: the rest of what the client sends is read and dropped, so it sees the answer.
  */
-export function clientErrorAnswer(publicUrl: string) {
-  const bodies = {
-    oversized: JSON.stringify(responseStatus(publicUrl, ...OVERSIZED)),
-    malformed: JSON.stringify(responseStatus(publicUrl, ...MALFORMED)),
+export function clientErrorAnswer(baseUrlOf: (socket: Duplex) => string) {
+  const made = new Map<string, { oversized: string; malformed: string }>();
+  const bodiesOf = (baseUrl: string) => {
+    let bodies = made.get(baseUrl);
+    if (!bodies) {
+      bodies = {
+        oversized: JSON.stringify(responseStatus(baseUrl, ...OVERSIZED)),
+        malformed: JSON.stringify(responseStatus(baseUrl, ...MALFORMED)),
+      };
+      if (made.size >= KEPT) made.clear();
+      made.set(baseUrl, bodies);
+    }
+    return bodies;
   };
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -34,6 +47,7 @@ export function clientErrorAnswer(publicUrl: string) {
     }
     const oversized = err.code === 'HPE_HEADER_OVERFLOW';
     const status = statusOf[(oversized ? OVERSIZED : MALFORMED)[0]];
+    const bodies = bodiesOf(baseUrlOf(socket));
     const body = oversized ? bodies.oversized : bodies.malformed;
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -26,7 +26,14 @@ export interface CachedAnswers<R> {
 
 /** The rate limiter's counting, absent when only its middleware can count (counters in Redis). */
 export interface RateCounting {
-  count?(who: { method: string; path: string; ip: string; caller: RequestCaller }): {
+  count?(who: {
+    method: string;
+    path: string;
+    ip: string;
+    caller: RequestCaller;
+    /** The car share addressed: its windows and its ceiling (CONTRACT §20). */
+    carShare: CarShare;
+  }): {
     limit: number;
     remaining: number;
     reset: number;
@@ -85,7 +92,7 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     if (!caller || !headers) return passOn(req, res, caller);
     const { path } = r.request;
     const ip = (trustProxy ? firstOf(h['x-forwarded-for']) : '') || req.socket.remoteAddress || '';
-    const rate = count({ method: 'GET', path, ip, caller });
+    const rate = count({ method: 'GET', path, ip, caller, carShare: caller.carShare });
     // A refusal is left to the middleware (its 429 body): counting again at 0 changes nothing.
     if (!rate.passed) return passOn(req, res, caller);
 

@@ -11,11 +11,16 @@ import type { CarShare } from './carshares/car-share.js';
 import { clientErrorAnswer, MAX_HEADER_BYTES } from './client-error.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { httpsRequiredMessage } from './edge.js';
-import { MAX_ACTIVE_OPERATIONS, overActiveLimit, tooManyRequests } from './graphql/action-limits.js';
+import {
+  type ConnectionSubject,
+  MAX_ACTIVE_OPERATIONS,
+  overActiveLimit,
+  tooManyRequests,
+} from './graphql/action-limits.js';
 import { refusalOf } from './graphql/limits.guard.js';
 import { mutationRootFields } from './graphql/mutation-fields.js';
 import { markAccepted, markArrived } from './http/arrival.js';
-import { subjectOf } from './http/caller.js';
+import { callerSubjectOf } from './http/caller.js';
 import { responseStatus, statusOf } from './shared/errors.js';
 import type { SniCallback } from './tls.js';
 
@@ -27,7 +32,10 @@ export interface ListenOptions {
   cert: string;
   /** The certificate of each other host named at the handshake (SNI); `key`/`cert` when absent or it gives none. */
   SNICallback?: SniCallback | undefined;
-  /** `{base_url}`: named in the plain-HTTP refusal, and linked from error answers (`Meta.Help`). */
+  /**
+   * The default car share's `{base_url}` (PUBLIC_URL): what answers name when no car share can be told (a request
+   * Node could not parse and that named no host in its TLS handshake, a host naming none with UNKNOWN_HOST=reject).
+   */
   publicUrl: string;
 }
 
@@ -54,11 +62,19 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
   });
 }
 
+/** The 404 of a host naming no car share with UNKNOWN_HOST=reject (CONTRACT §19), for answers outside Koa. */
+export const unknownHostBody = (publicUrl: string, host: string | undefined): string =>
+  JSON.stringify(
+    responseStatus(publicUrl, 'NotFound', `No car share is at ${host || 'this host'}`, {
+      Reason: 'UnknownHost',
+    }),
+  );
+
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
   let handler: ReturnType<App['callback']> | undefined;
-  const HTTPS_REQUIRED = JSON.stringify(
-    responseStatus(opts.publicUrl, 'HttpsRequired', httpsRequiredMessage(opts.publicUrl)),
-  );
+  // The plain-HTTP refusal names the car share's own address (CONTRACT §19), never the host as sent.
+  const httpsRequired = (baseUrl: string): string =>
+    JSON.stringify(responseStatus(baseUrl, 'HttpsRequired', httpsRequiredMessage(baseUrl)));
   // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
     {
@@ -77,15 +93,23 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   const plain = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     plainDrain.track(res);
     const requestId = req.headers['request-id'];
-    res.writeHead(statusOf.HttpsRequired, {
+    const carShare = app.carShareOf(req);
+    const body = carShare
+      ? httpsRequired(carShare.baseUrl)
+      : unknownHostBody(opts.publicUrl, req.headers.host);
+    res.writeHead(carShare ? statusOf.HttpsRequired : statusOf.NotFound, {
       'Content-Type': 'application/json; charset=utf-8',
       'Request-Id':
         typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
-      'Content-Length': Buffer.byteLength(HTTPS_REQUIRED),
+      'Content-Length': Buffer.byteLength(body),
     });
-    res.end(HTTPS_REQUIRED);
+    res.end(body);
   });
-  const answerClientError = clientErrorAnswer(opts.publicUrl);
+  // A request Node cannot parse has no Host to read; over TLS, the name the client asked for in its handshake (SNI)
+  // tells its car share.
+  const answerClientError = clientErrorAnswer(
+    (socket) => app.baseUrlAt((socket as { servername?: unknown }).servername) ?? opts.publicUrl,
+  );
   secure.on('connection', markAccepted);
   secure.on('clientError', answerClientError);
   plain.on('clientError', answerClientError);
@@ -94,9 +118,24 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
 
   // CONTRACT §28: a frame over 1 MiB closes the connection with 1009 as its header is read, before any of it is
   // parsed (ws's default would take 100 MiB, unauthenticated).
-  const wss = new WebSocketServer({ server: secure, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
-  // The token subject each connection was opened with, for the rate limits (CONTRACT §28).
-  const subjects = new WeakMap<object, string | null>();
+  // CONTRACT §19: an upgrade to a host naming no car share (UNKNOWN_HOST=reject) is refused with 404 before it
+  // becomes a WebSocket.
+  const wss = new WebSocketServer({
+    server: secure,
+    path: '/graphql',
+    maxPayload: MAX_FRAME_BYTES,
+    verifyClient: (info, done) => {
+      if (app.carShareOf(info.req)) return done(true);
+      const requestId = info.req.headers['request-id'];
+      done(false, statusOf.NotFound, unknownHostBody(opts.publicUrl, info.req.headers.host), {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Request-Id':
+          typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
+      });
+    },
+  });
+  // The token subject each connection was opened with, in its car share, for the rate limits (CONTRACT §20, §28).
+  const subjects = new WeakMap<object, ConnectionSubject>();
   // The car share each connection's upgrade addressed (CONTRACT §19): every operation on it runs there.
   const carShares = new WeakMap<object, CarShare>();
   const ws = useServer<Record<string, unknown>>(
@@ -110,7 +149,8 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
           const carShare = app.carShareOf(ctx.extra.request);
           if (!carShare) throw new Error('no car share at this host');
           carShares.set(ctx, carShare);
-          subjects.set(ctx, subjectOf((await app.contextFor(auth, carShare)).actor));
+          const { actor } = await app.contextFor(auth, carShare);
+          subjects.set(ctx, { subject: callerSubjectOf(actor, carShare), carShare });
           return true;
         } catch {
           ctx.extra.socket.close(4401, 'Unauthorized');
@@ -122,7 +162,9 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
       onSubscribe: async (ctx, _id, payload) => {
         // Before any await: subscribe messages arriving together are each checked with those before them counted.
         const crowded = overActiveLimit(ctx.subscriptions);
-        const rate = await app.countOperation(ctx.extra.request, subjects.get(ctx) ?? null, payload);
+        const who = subjects.get(ctx);
+        if (!who) throw new Error('graphql-ws: an operation on a connection that was not accepted');
+        const rate = await app.countOperation(ctx.extra.request, who, payload);
         if (rate) return [rate];
         if (crowded)
           return [tooManyRequests(`A connection holds at most ${MAX_ACTIVE_OPERATIONS} active operations`)];
@@ -132,9 +174,10 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
         return [new GraphQLError(refusal.message, { extensions })];
       },
       // graphql-ws runs a mutation itself, outside Apollo: it makes the REST cache stale here, before its answer.
-      onOperation: async (_ctx, _id, _payload, args) => {
+      onOperation: async (ctx, _id, _payload, args) => {
         const fields = mutationRootFields(args.document, args.operationName);
-        if (fields.length > 0) await app.afterMutation(fields);
+        const carShare = carShares.get(ctx);
+        if (fields.length > 0 && carShare) await app.afterMutation(fields, carShare.id);
       },
       // Queries and mutations wait their turn at the execution gate, as on every other path (subscriptions hold no
       // execution: each event is small).

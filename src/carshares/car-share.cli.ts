@@ -52,9 +52,11 @@ export interface FirstOperator {
 }
 
 /** Makes the first operator inside the new car share's scope (the accounts subdomain's work, handed in). */
+/** Makes the new car share's first operator (and whatever else it needs before it serves) in its scope. */
 export type MakeFirstOperator = (
   em: EntityManager,
   operator: { username: string; password: string | undefined },
+  carShare: CarShare,
 ) => Promise<FirstOperator>;
 
 export async function createCarShareFromCli(
@@ -66,7 +68,8 @@ export async function createCarShareFromCli(
   const { carShare, result } = await createCarShare(
     db.orm,
     { baseUrl: values.url, name: values.name },
-    (em) => firstOperator(em, { username: values['ops-email'] ?? '', password: values['ops-password'] }),
+    (em, carShare) =>
+      firstOperator(em, { username: values['ops-email'] ?? '', password: values['ops-password'] }, carShare),
   );
   return {
     Id: carShare.id,

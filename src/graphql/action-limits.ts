@@ -5,7 +5,8 @@ import type { IncomingMessage } from 'node:http';
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { type DocumentNode, GraphQLError, parse } from 'graphql';
 import type Koa from 'koa';
-import { subjectOf } from '../http/caller.js';
+import type { CarShare } from '../carshares/car-share.js';
+import { callerSubjectOf } from '../http/caller.js';
 import type { Context } from './context.js';
 import { MAX_DOCUMENT_BYTES } from './limits.js';
 import { mutationRootFields } from './mutation-fields.js';
@@ -15,10 +16,21 @@ import { mutationRootFields } from './mutation-fields.js';
  * the composition root): `counted` when the transport has counted the operation once already (an HTTP request).
  */
 export type CountActions = (
-  who: { ip: string; subject: string | null },
+  who: { ip: string; subject: string | null; carShare: CarShare },
   fields: readonly string[],
   counted: boolean,
-) => Promise<{ passed: boolean; retryAfter: number; own?: { remaining: number; reset: number } }>;
+) => Promise<{
+  passed: boolean;
+  retryAfter: number;
+  scope?: 'CarShare';
+  own?: { remaining: number; reset: number };
+}>;
+
+/** Who a graphql-ws connection's operations are counted as: its token subject in the car share it addressed. */
+export interface ConnectionSubject {
+  subject: string | null;
+  carShare: CarShare;
+}
 
 /** Operations (subscriptions, and queries still running) one graphql-ws connection may hold at once. */
 export const MAX_ACTIVE_OPERATIONS = 100;
@@ -59,11 +71,13 @@ export function actionLimitsPlugin(count: CountActions): ApolloServerPlugin<Cont
     async requestDidStart() {
       return {
         async didResolveOperation(rc) {
-          const { clientIp, actor } = rc.contextValue;
+          const { clientIp, actor, carShare } = rc.contextValue;
           if (clientIp === undefined || rc.operation?.operation !== 'mutation') return;
           const fields = mutationRootFields(rc.document, rc.operationName);
           if (fields.length === 0) return;
-          const verdict = await count({ ip: clientIp, subject: subjectOf(actor) }, fields, true);
+          // The same subject as the HTTP request's own count (RequestCaller.subject), in the same car share.
+          const subject = callerSubjectOf(actor, carShare);
+          const verdict = await count({ ip: clientIp, subject, carShare }, fields, true);
           if (verdict.own) {
             rc.response.http.headers.set('ratelimit-remaining', String(verdict.own.remaining));
             rc.response.http.headers.set('ratelimit-reset', String(verdict.own.reset));
@@ -82,15 +96,19 @@ export function actionLimitsPlugin(count: CountActions): ApolloServerPlugin<Cont
   };
 }
 
-/** The rate limiter's 429 on /graphql, in the GraphQL shape (`errors[0].extensions.code`); false elsewhere. */
+/**
+ * The rate limiter's 429 on /graphql, in the GraphQL shape (`errors[0].extensions.code`; `extensions.scope`
+ * `CarShare` past the car share's ceiling); false elsewhere.
+ */
 export function graphqlTooManyRequests(path: string) {
-  return (ctx: Koa.Context, message: string, retryAfter: number): boolean => {
+  return (ctx: Koa.Context, message: string, retryAfter: number, scope?: 'CarShare'): boolean => {
     if (ctx.path !== path) return false;
     ctx.status = 429;
     ctx.type = 'application/json';
     ctx.set('Retry-After', String(retryAfter));
     // As formatError shapes the same refusal of a document's mutation fields (actionLimitsPlugin).
-    ctx.body = { errors: [{ message, extensions: { code: 'TooManyRequests', errors: [] } }] };
+    const extensions = { code: 'TooManyRequests', errors: [], ...(scope ? { scope } : {}) };
+    ctx.body = { errors: [{ message, extensions }] };
     return true;
   };
 }
@@ -98,18 +116,22 @@ export function graphqlTooManyRequests(path: string) {
 const firstOf = (list: string | string[] | undefined): string =>
   typeof list === 'string' ? (list.split(',')[0]?.trim() ?? '') : '';
 
-/** Counts a graphql-ws operation for the connection's caller: one unit at least, N for a mutation of N fields. */
+/**
+ * Counts a graphql-ws operation for the connection's caller, in the car share its upgrade addressed: one unit at
+ * least, N for a mutation of N fields, and one against the car share's ceiling.
+ */
 export function operationLimits(count: CountActions, trustProxy: boolean) {
   return async (
     request: IncomingMessage,
-    subject: string | null,
+    who: ConnectionSubject,
     payload: GraphQLParams,
   ): Promise<GraphQLError | undefined> => {
     const ip =
       (trustProxy ? firstOf(request.headers['x-forwarded-for']) : '') || request.socket.remoteAddress;
-    const verdict = await count({ ip: ip ?? '', subject }, mutationFieldsOf(payload), false);
+    const verdict = await count({ ip: ip ?? '', ...who }, mutationFieldsOf(payload), false);
     if (verdict.passed) return undefined;
-    return tooManyRequests(`Too many requests; retry in ${verdict.retryAfter} s`, verdict.retryAfter);
+    const to = verdict.scope ? ' to this car share' : '';
+    return tooManyRequests(`Too many requests${to}; retry in ${verdict.retryAfter} s`, verdict.retryAfter);
   };
 }
 

@@ -20,8 +20,8 @@ export interface ApolloDeps {
   limits: GraphQLLimits;
   gate: ExecutionGate;
   metrics: Metrics;
-  /** Told the root fields of every mutation once it has run. */
-  afterMutation(fields: string[]): Promise<void>;
+  /** Told the root fields of every mutation once it has run, and the car share it ran in. */
+  afterMutation(fields: string[], carShareId: string): Promise<void>;
   /** Run after the limits have accepted an operation, before it executes (the rate limits of its fields). */
   plugins?: ApolloServerPlugin<Context>[];
 }
@@ -50,7 +50,10 @@ export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Contex
             async willSendResponse(rc) {
               if (rc.operation?.operation !== 'mutation' || !rc.document) return;
               // Through fragments too: `mutation { ...W } fragment W on Mutation { updateCar(…) }` changes a car.
-              await deps.afterMutation(mutationRootFields(rc.document, rc.operationName));
+              await deps.afterMutation(
+                mutationRootFields(rc.document, rc.operationName),
+                rc.contextValue.carShare.id,
+              );
             },
           };
         },

@@ -49,8 +49,8 @@ export interface GraphQLDeps {
   maxCost?: number | undefined;
   /** Used heap (MB) above which a queued execution is followed by a full collection; 0 or unset: none. */
   heapCeilingMb?: number | undefined;
-  /** Told the root fields of every mutation once it has run, whichever client ran it. */
-  afterMutation(fields: string[]): Promise<void>;
+  /** Told the root fields of every mutation once it has run, whichever client ran it, and its car share. */
+  afterMutation(fields: string[], carShareId: string): Promise<void>;
   /** The rate limits' count of a document's mutation fields (CONTRACT §28); /graphql counts none when absent. */
   countActions?: CountActions | undefined;
   /** Sizes of the execution gate other than the service's own (tests: tiny lanes, a short wait). */

@@ -23,11 +23,15 @@ export interface RequestCaller {
 /** Who the rate limits count a caller as (CONTRACT §10: the token subject); null when anonymous. */
 export const subjectOf = (actor: Actor): string | null => (actor.id ? `${actor.kind}:${actor.id}` : null);
 
+/** The rate limits' subject of an actor in a car share (`RequestCaller.subject`), on every transport alike. */
+export const callerSubjectOf = (actor: Actor, carShare: CarShare): string | null =>
+  actor.id ? `${carShare.id}:${subjectOf(actor)}` : null;
+
 // The keys name the car share: a caller's rate-limit windows and cached answers are its car share's (§20).
 const callerOfActor = (actor: Actor, carShare: CarShare): RequestCaller => ({
   actor,
   carShare,
-  subject: actor.id ? `${carShare.id}:${subjectOf(actor)}` : null,
+  subject: callerSubjectOf(actor, carShare),
   key: `${carShare.id}:${actor.kind}:${actor.id ?? ''}:${actor.roles.join(' ')}:${actor.scopes.join(' ')}`,
 });
 

@@ -18,7 +18,10 @@ export interface Asset {
   body: Buffer | string;
 }
 
-/** Answers a GET with a file's bytes (gzipped once, when the client takes it), or 304 when it holds them. */
+/**
+ * Answers a GET with a file's bytes (gzipped once, when the client takes it), or 304 when it holds them. The ETag
+ * names the car share too: one served by another car share never matches here (CONTRACT §20).
+ */
 export function serveAsset(ctx: Koa.Context, asset: Asset, maxAgeSeconds = 3600): void {
   markStaticAsset(ctx);
   // Only known files are served: their paths are the metrics' route labels (a closed set).
@@ -31,7 +34,9 @@ export function serveAsset(ctx: Koa.Context, asset: Asset, maxAgeSeconds = 3600)
   ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
   ctx.set('X-Content-Type-Options', 'nosniff');
   const held = ctx.get('If-None-Match');
-  const etag = gzip ? `"${tag}-gz"` : `"${tag}"`;
+  const carShareId = (ctx.state.carShare as { id?: string } | undefined)?.id ?? '';
+  const scoped = createHash('sha256').update(`${carShareId}:${tag}`).digest('base64url').slice(0, 27);
+  const etag = gzip ? `"${scoped}-gz"` : `"${scoped}"`;
   ctx.set('ETag', etag);
   if (held === '*' || held.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
     ctx.status = 304;

@@ -38,8 +38,9 @@ export const walkthrough = {
   period: { startHourUtc: 9, endHourUtc: 17 },
 } as const;
 
-export function bookingGuide(o: { base: string; curl: string }): string {
+export function bookingGuide(o: { base: string; curl: string; carShareOption?: string }): string {
   const { base, curl } = o;
+  const cs = o.carShareOption ?? '';
   const as = (who: string) => `${curl} -H "Authorization: Bearer $${who}"`;
   const json = "-H 'Content-Type: application/json'";
   const w = walkthrough;
@@ -48,7 +49,7 @@ export function bookingGuide(o: { base: string; curl: string }): string {
   const hh = (hour: number) => String(hour).padStart(2, '0');
   return `## Your first booking
 
-**The shortcut:** \`npm run admin -- seed-demo\` fills the car share with verified owners, listed cars, a verified
+**The shortcut:** \`npm run admin -- seed-demo${cs}\` fills the car share with verified owners, listed cars, a verified
 borrower and bookings in several states, and prints their usernames and passwords and a client application. Then
 register an application (step 1), sign its borrower in (step 2) and go on from step 5 with one of its cars.
 
@@ -68,7 +69,7 @@ checking provider is such an application).
    Register an application that users sign in to, and that decides verifications as itself:
 
    \`\`\`sh
-   npm run --silent admin -- create-client --name "First booking" --grant authorization_code --grant client_credentials \\
+   npm run --silent admin -- create-client${cs} --name "First booking" --grant authorization_code --grant client_credentials \\
      --redirect-uri http://127.0.0.1:8765/callback \\
      --scopes "${w.userScopes} verifications:write"
    \`\`\`

@@ -33,7 +33,8 @@ export const errorAdvice = {
     'sent in clear is already exposed; fix the address in the client.',
   NotFound:
     'No such route or id, or a resource the caller may not see (answered the same, on purpose, so ids cannot be ' +
-    'probed). Check the path and the id, and that the token is the right user’s.',
+    'probed). Check the path and the id, and that the token is the right user’s. `Meta.Reason: UnknownHost`: no ' +
+    'car share is at the address the request was sent to; check the host name.',
   MethodNotAllowed:
     'The path exists but not with this method; the `Allow` header and `Meta.Allowed` list those it takes.',
   UnsupportedFormat:
@@ -56,7 +57,8 @@ export const errorAdvice = {
   UnsupportedMediaType: 'The body is neither JSON nor a form. Send `Content-Type: application/json`.',
   TooManyRequests:
     'The caller used up its requests for this one-minute window. Wait `Retry-After` seconds; the `RateLimit-*` ' +
-    'headers on every answer show how many remain, so a client can slow down before it gets here.',
+    'headers on every answer show how many remain, so a client can slow down before it gets here. ' +
+    '`Meta.Scope: CarShare`: the car share as a whole received too many requests this minute, whoever sent them.',
   RequestHeaderFieldsTooLarge:
     'The request line and headers together are over 16 KiB (usually a very long query string or cookie). Ask ' +
     'for less at once (fewer `filter` or `embed` values, shorter lists of ids) and send fewer or smaller cookies.',
@@ -78,7 +80,12 @@ export function errorsGuide(limits: {
   perMinute: number;
   anonymousPerMinute: number;
   authPerMinute: number;
+  carSharePerMinute?: number | undefined;
 }) {
+  const ceiling = limits.carSharePerMinute
+    ? ` All callers together may send ${limits.carSharePerMinute} requests a minute to this car share; past that, ` +
+      '`429` with `Meta.Scope: CarShare`.'
+    : '';
   const summary = codes.map((c) => `| ${statusOf[c]} | \`${c}\` |`).join('\n');
   const sections = codes
     .map((c) => `### ${c}\n\n<a id="${helpAnchor(c)}"></a>**${statusOf[c]}.** ${errorAdvice[c]}\n`)
@@ -92,7 +99,7 @@ when asking about one. Besides the errors listed with each operation, any reques
 \`500\` and \`503\`. OAuth endpoints answer OAuth's own errors (\`{"error":"invalid_client",…}\`).
 
 Rate limits, per one-minute window: ${limits.perMinute} requests per token subject, ${limits.anonymousPerMinute} per
-client IP without a token, and ${limits.authPerMinute} sign-in, sign-up and token requests per client IP. Every
+client IP without a token, and ${limits.authPerMinute} sign-in, sign-up and token requests per client IP.${ceiling} Every
 response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; a \`429\` carries \`Retry-After\`
 (seconds). Limits count actions: each mutation field of a GraphQL document counts one request (sign-ups in the
 sign-up class), each graphql-ws operation one, and a graphql-ws connection holds at most 100 active operations.

@@ -1,8 +1,11 @@
 // The newcomer's guide at the top of /docs (the OpenAPI description, Markdown): the first token and the first
 // call as commands that work against a fresh `npm start`, then authentication in full, then the guides of their
-// own modules (the first booking, webhooks, errors and limits).
+// own modules (the first booking, webhooks, errors and limits). Each car share has its own: its commands and links
+// are under its BaseUrl, and it quotes the car share's own rate limits (CONTRACT §19, §20).
+import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { scopeDescriptions } from '../access/scope.catalogue.js';
+import type { CarShareLimits } from '../carshares/car-share.js';
 import type { Config } from '../config.js';
 import { rateLimitSettings } from '../http/rate-limits.js';
 import { trimEnd } from '../shared/trim.js';
@@ -11,44 +14,95 @@ import { errorsGuide } from './errors.guide.js';
 import { webhooksGuide } from './webhooks.guide.js';
 
 export interface GuideSettings {
-  publicUrl: string;
-  /** The self-signed certificate curl must trust (`--cacert`); absent when a real certificate is configured. */
+  /** The car share's BaseUrl: every command and link of the guide is under it. */
+  baseUrl: string;
+  /** The command line's `--car-share` option naming the car share, for any but the default one. */
+  carShareOption?: string | undefined;
+  /** The car share's Id, which every event payload carries (§20). */
+  carShareId?: string | undefined;
+  /** The certificate file curl must trust (`--cacert`); absent when a real certificate is configured. */
   caFile?: string | undefined;
+  /** `caFile` is the local CA that issues the certificates of car share hosts other than `localhost` (§19). */
+  caFileIsLocalCa?: boolean | undefined;
   accessTokenSeconds: number;
   refreshTokenSeconds: number;
   perMinute: number;
   anonymousPerMinute: number;
   authPerMinute: number;
+  /** The car share's ceiling on all its requests per minute; 0 or absent: none. */
+  carSharePerMinute?: number | undefined;
+}
+
+/** What the guide needs of a car share (the REST facade's view of it, rest-facade/respond.ts). */
+export interface GuideCarShare {
+  id?: string | undefined;
+  baseUrl: string;
+  isDefault?: boolean | undefined;
+  limits?: CarShareLimits | undefined;
 }
 
 const duration = (s: number): string =>
   s % 86_400 === 0 ? `${s / 86_400} days` : s % 60 === 0 ? `${s / 60} minutes` : `${s} seconds`;
 
-/** The guide's numbers as configured, with the defaults of an unset variable. */
+/** The deployment's side of the guide: every car share's guide is made from it. */
+export type DeploymentGuideSettings = Omit<
+  GuideSettings,
+  'baseUrl' | 'carShareOption' | 'caFileIsLocalCa' | 'carShareId'
+> & {
+  /** The local CA's certificate, which verifies car share hosts other than `localhost` (with `caFile` only). */
+  localCaFile?: string | undefined;
+};
+
+/** The deployment's settings the guide quotes, as configured, with the defaults of an unset variable. */
 export const guideSettings = (
-  config: Pick<Config, 'PUBLIC_URL'> &
-    Partial<
-      Pick<
-        Config,
-        | 'ACCESS_TOKEN_TTL_SECONDS'
-        | 'REFRESH_TOKEN_TTL_SECONDS'
-        | 'RATE_LIMIT_PER_MINUTE'
-        | 'RATE_LIMIT_ANONYMOUS_PER_MINUTE'
-        | 'RATE_LIMIT_AUTH_PER_MINUTE'
-      >
-    >,
+  config: Partial<
+    Pick<
+      Config,
+      | 'ACCESS_TOKEN_TTL_SECONDS'
+      | 'REFRESH_TOKEN_TTL_SECONDS'
+      | 'RATE_LIMIT_PER_MINUTE'
+      | 'RATE_LIMIT_ANONYMOUS_PER_MINUTE'
+      | 'RATE_LIMIT_AUTH_PER_MINUTE'
+      | 'RATE_LIMIT_CAR_SHARE_PER_MINUTE'
+    >
+  >,
   caFile: string | undefined,
-): GuideSettings => ({
-  publicUrl: config.PUBLIC_URL,
+  localCaFile?: string | undefined,
+): DeploymentGuideSettings => ({
   caFile,
+  localCaFile,
   accessTokenSeconds: config.ACCESS_TOKEN_TTL_SECONDS ?? 900,
   refreshTokenSeconds: config.REFRESH_TOKEN_TTL_SECONDS ?? 1_209_600,
   ...rateLimitSettings(config),
 });
 
+/** One car share's guide: the deployment's settings, its address, its own limits where it has them. */
+export const guideFor =
+  ({ localCaFile, ...settings }: DeploymentGuideSettings) =>
+  (carShare: GuideCarShare): string => {
+    const l = carShare.limits ?? {};
+    // Which file verifies the host: `localhost` and addresses the self-signed certificate, other hosts the CA's.
+    const host = new URL(carShare.baseUrl).hostname;
+    const byLocalCa = Boolean(settings.caFile && localCaFile && host !== 'localhost' && isIP(host) === 0);
+    return guide({
+      ...settings,
+      caFile: byLocalCa ? localCaFile : settings.caFile,
+      caFileIsLocalCa: byLocalCa,
+      baseUrl: carShare.baseUrl,
+      carShareId: carShare.id,
+      carShareOption: carShare.isDefault === false ? carShare.baseUrl : undefined,
+      perMinute: l.CallerPerMinute ?? settings.perMinute,
+      anonymousPerMinute: l.AnonymousPerMinute ?? settings.anonymousPerMinute,
+      authPerMinute: l.AuthPerMinute ?? settings.authPerMinute,
+      carSharePerMinute: l.CarSharePerMinute ?? settings.carSharePerMinute,
+    });
+  };
+
 export function guide(g: GuideSettings): string {
-  const base = trimEnd(g.publicUrl, '/');
+  const base = trimEnd(g.baseUrl, '/');
   const curl = g.caFile ? `curl --cacert ${g.caFile}` : 'curl';
+  // The command line acts on the default car share unless told another (CONTRACT §22).
+  const cs = g.carShareOption ? ` --car-share ${g.carShareOption}` : '';
   const scopes = Object.entries(scopeDescriptions)
     .map(([s, d]) => `| \`${s}\` | ${d} |`)
     .join('\n');
@@ -61,7 +115,7 @@ On the machine running the service, in its folder (\`npm start\` running in anot
    once), then the exact token request for it:
 
    \`\`\`sh
-   npm run --silent admin -- create-client --name "My first app" --grant client_credentials --scopes "cars:read"
+   npm run --silent admin -- create-client${cs} --name "My first app" --grant client_credentials --scopes "cars:read"
    \`\`\`
 
 2. Ask for a token: run the command step 1 printed, or set \`CLIENT_ID\` and \`CLIENT_SECRET\` to the two values
@@ -79,7 +133,7 @@ On the machine running the service, in its folder (\`npm start\` running in anot
    ${curl} -H "Authorization: Bearer $ACCESS_TOKEN" ${base}/api/cars
    \`\`\`
 
-${g.caFile ? `\`--cacert\` trusts the self-signed certificate the service made on its first start${isAbsolute(g.caFile) ? '' : ' (run the commands from the project folder)'}; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}To try it on sample data, \`npm run --silent admin -- seed-demo\` adds verified owners, cars around one city, a
+${g.caFile ? `\`--cacert\` trusts ${g.caFileIsLocalCa ? 'the local certificate authority that issued this address’s certificate' : 'the self-signed certificate the service made on its first start'}${isAbsolute(g.caFile) ? '' : ' (run the commands from the project folder)'}; Node clients can use \`NODE_EXTRA_CA_CERTS=${g.caFile}\`.\n\n` : ''}To try it on sample data, \`npm run --silent admin -- seed-demo${cs}\` adds verified owners, cars around one city, a
 borrower and bookings, and prints their passwords, an application, and the commands that book a car as that borrower.
 
 Operators can register applications in the [dashboard](${base}/dashboard) too: each application's page shows
@@ -120,7 +174,7 @@ An application acting for a signed-in user registers a redirect URI and the \`au
    token; using an old one again revokes the whole grant.
 
 The [dashboard](${base}/dashboard) signs in operators exactly this way. A user account is created with
-\`POST /api/useraccounts\` (no token needed) or \`npm run admin -- create-user\`.
+\`POST /api/useraccounts\` (no token needed) or \`npm run admin -- create-user${cs}\`.
 
 To try the whole user flow from the service's folder without writing an app, register one with
 \`--grant authorization_code --redirect-uri http://127.0.0.1:8765/callback --scopes "openid cars:read"\`, then
@@ -145,7 +199,7 @@ token is \`401\` with \`error="invalid_token"\`; a token without the scope an op
 |---|---|
 ${scopes}
 
-${bookingGuide({ base, curl })}
-${webhooksGuide({ base, curl })}
+${bookingGuide({ base, curl, carShareOption: cs })}
+${webhooksGuide({ base, curl, carShareId: g.carShareId })}
 ${errorsGuide(g)}`;
 }

@@ -1,7 +1,8 @@
 // The Webhooks guide of /docs: events and their payloads (built by the same code as real deliveries, so the guide
 // cannot drift from them), the headers, verifying a signature, retries, the delivery log and local testing.
+
 import { buildPayload, type EventFields, type EventName, eventNames } from '../events/events.js';
-import { serializeBody } from '../webhooks/fanout.js';
+import { serializeBody, withCarShare } from '../webhooks/fanout.js';
 
 const at = new Date('2026-07-01T10:00:00.000Z');
 const booking = {
@@ -32,14 +33,21 @@ const samples = {
 
 const example = <E extends EventName>(name: E) => buildPayload(name, samples[name], at);
 
-export function webhooksGuide(o: { base: string; curl: string }): string {
+/** An Id for the example when the guide is not a car share's own. */
+const SAMPLE_CAR_SHARE = '6f1c2a4e-0b7d-4c1e-9a53-2d8e7f604b11';
+
+export function webhooksGuide(o: { base: string; curl: string; carShareId?: string | undefined }): string {
   const rows = eventNames
     .map((name) => {
       const fields = Object.keys(example(name)).filter((k) => k !== 'Name' && k !== 'OccurredDateUtc');
       return `| \`${name}\` | ${fields.map((f) => `\`${f}\``).join(', ')} |`;
     })
     .join('\n');
-  const body = serializeBody(example('carbooking_approve'));
+  const body = serializeBody(
+    withCarShare(example('carbooking_approve'), o.carShareId ?? SAMPLE_CAR_SHARE) as ReturnType<
+      typeof example
+    >,
+  );
   return `## Webhooks
 
 The service POSTs each event to the URLs subscribed to it, signed the [Standard Webhooks](https://www.standardwebhooks.com/)
@@ -58,9 +66,10 @@ receiver on your own machine, see *Testing on your machine* below.
 
 ### Events and payloads
 
-The body is flat PascalCase JSON; every payload has \`Name\` (the event) and \`OccurredDateUtc\`.
+The body is flat PascalCase JSON; every payload has \`Name\` (the event), \`OccurredDateUtc\` and \`CarShareId\`
+(the car share it happened in).
 
-| Event | Fields besides Name and OccurredDateUtc |
+| Event | Fields besides Name, OccurredDateUtc and CarShareId |
 |---|---|
 ${rows}
 | \`webhook_test\` | \`SubscriptionId\` (sent by \`PUT /api/webhooks/subscriptions/{Id}/test\`) |

@@ -225,6 +225,14 @@ describe('npm run admin: car shares', () => {
     expect(audit).toEqual([
       { car_share_id: made.Id, actor_type: 'Cli', action: 'createUserAccount', subject_id: made.Operator.Id },
     ]);
+    // Its authorization server's keys and dashboard client were made with it (CONTRACT §21), its own only.
+    const keys = await sql<any>('select car_share_id from oauth_key where car_share_id = $1', [made.Id]);
+    expect(keys.length).toBeGreaterThan(0);
+    const dashboards = await sql<any>(
+      'select client_id from client_application where car_share_id = $1 and is_first_party',
+      [made.Id],
+    );
+    expect(dashboards).toEqual([{ client_id: `carshare-dashboard-${made.Id}` }]);
   });
 
   it('makes a car share that a running service answers at its host at once', async () => {

@@ -18,14 +18,17 @@ async function serve(deps: Partial<FacadeDeps>) {
   const facade = createFacade({
     schema,
     errors: errorTable,
-    publicUrl: 'https://localhost',
     execute: async () => ({ data: null }),
     ...deps,
   });
   const koa = new Koa();
   // What the app's edge does before the facade runs: the caller, resolved once (anonymous here).
   koa.use((ctx, next) => {
-    ctx.state.caller = { subject: null, key: 'anonymous' };
+    ctx.state.caller = {
+      subject: null,
+      key: 'anonymous',
+      carShare: { id: '00000000-0000-4000-8000-000000000001', baseUrl: 'https://localhost' },
+    };
     return next();
   });
   koa.use(facade.middleware);
@@ -131,7 +134,6 @@ describe('the route table', () => {
       createFacade({
         schema,
         errors: errorTable,
-        publicUrl: 'https://x',
         execute,
         routes: [{ routes: [{ ...row, operation: 'things' }] }],
       }),
@@ -140,7 +142,6 @@ describe('the route table', () => {
       createFacade({
         schema,
         errors: errorTable,
-        publicUrl: 'https://x',
         execute,
         routes: [{ routes: [{ ...row, operation: 'car', path: '/cars/{CarId}' }] }],
       }),

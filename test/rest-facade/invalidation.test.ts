@@ -17,6 +17,7 @@ import { wsClient } from '../support/ws.js';
 import { REST_CAR, useRest } from './support.js';
 
 const schema = buildSchema(modules);
+const CAR_SHARE = '00000000-0000-4000-8000-000000000001';
 
 function recordingCache() {
   const bumps: (readonly string[])[] = [];
@@ -24,7 +25,7 @@ function recordingCache() {
     get: async () => undefined,
     versions: async () => ({}),
     set: async () => undefined,
-    invalidate: async (tags) => {
+    invalidate: async (_carShareId, tags) => {
       bumps.push(tags);
     },
   };
@@ -35,7 +36,6 @@ const rowTags = (operation: string) => {
   const { table } = createFacade({
     schema,
     errors: errorTable,
-    publicUrl: 'https://x',
     execute: async () => ({ data: null }),
   });
   const route = table.routes.find((r) => r.def.operation === operation && r.def.method !== 'GET');
@@ -46,7 +46,7 @@ const rowTags = (operation: string) => {
 describe('staleAfterMutations', () => {
   it('bumps, in one call, the tags the REST rows of the mutations name', async () => {
     const { cache, bumps } = recordingCache();
-    await staleAfterMutations(schema, cache)(['deleteCar', 'createFeedback']);
+    await staleAfterMutations(schema, cache)(['deleteCar', 'createFeedback'], CAR_SHARE);
     expect(bumps).toHaveLength(1);
     const expected = new Set([...rowTags('deleteCar'), ...rowTags('createFeedback')]);
     expect(new Set(bumps[0])).toEqual(expected);
@@ -56,14 +56,14 @@ describe('staleAfterMutations', () => {
 
   it('a mutation no row exposes makes stale every resource its result reaches', async () => {
     const { cache, bumps } = recordingCache();
-    await staleAfterMutations(schema, cache, [])(['updateCar']);
+    await staleAfterMutations(schema, cache, [])(['updateCar'], CAR_SHARE);
     expect(bumps).toHaveLength(1);
     expect(bumps[0]).toContain('Car');
   });
 
   it('a name that is no mutation bumps nothing', async () => {
     const { cache, bumps } = recordingCache();
-    await staleAfterMutations(schema, cache)(['car', 'noSuchMutation']);
+    await staleAfterMutations(schema, cache)(['car', 'noSuchMutation'], CAR_SHARE);
     expect(bumps).toEqual([]);
   });
 });
@@ -75,14 +75,17 @@ describe('a REST write', () => {
     const facade = createFacade({
       schema,
       errors: errorTable,
-      publicUrl: 'https://localhost',
       cache,
       execute: async (_doc, variables, caller) => {
         callers.push(caller);
         return { data: { deleteCar: { id: variables.id } } };
       },
     });
-    const caller = { subject: 'user:1', key: 'user:1::' };
+    const caller = {
+      subject: 'user:1',
+      key: 'user:1::',
+      carShare: { id: CAR_SHARE, baseUrl: 'https://localhost' },
+    };
     const koa = new Koa();
     koa.use((ctx, next) => {
       ctx.state.caller = caller;

@@ -17,7 +17,7 @@ describe('the certificate as pages show it', () => {
 
   it('is named in the guide without the install path, with where to run the commands', () => {
     const text = guide({
-      publicUrl: 'https://localhost:8443',
+      baseUrl: 'https://localhost:8443',
       caFile: selfSignedCertShown(join(process.cwd(), '.data')),
       accessTokenSeconds: 900,
       refreshTokenSeconds: 1209600,
