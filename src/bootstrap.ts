@@ -36,8 +36,8 @@ export async function bootstrap(
     const [row] = await tem
       .getConnection()
       .execute<{ n: string }[]>(
-        `select count(*) as n from user_account where roles @> '["ops"]'`,
-        [],
+        `select count(*) as n from user_account where car_share_id = ? and roles @> '["ops"]'`,
+        [opts.carShare.id],
         'all',
         tem.getTransactionContext(),
       );

@@ -1,6 +1,7 @@
 // Reading accounts and profiles, with their visibility rules.
 
 import { actorClass, hasScope } from '../access/actor.js';
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { plainRows } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
@@ -56,9 +57,9 @@ export async function searchUserAccounts(ctx: Context, args: UserAccountFilter):
       .trim()
       .toLowerCase()
       .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push(`(username like ? escape '\\' or id in (select user_id from profile
-      where lower(first_name || ' ' || last_name) like ? escape '\\' or lower(display_name) like ? escape '\\'))`);
-    params.push(like, like, like);
+    where.push(`(username like ? escape '\\' or id in (select user_id from profile where car_share_id = ?
+      and (lower(first_name || ' ' || last_name) like ? escape '\\' or lower(display_name) like ? escape '\\')))`);
+    params.push(like, carShareIdOf(ctx.em), like, like);
   }
   if (args.status) {
     where.push('status = ?');

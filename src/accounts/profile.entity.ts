@@ -1,11 +1,13 @@
 // What a user shows others: names, description, avatar; the phone number is PII.
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const ProfileSchema = defineEntity({
   name: 'Profile',
   tableName: 'profile',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     userId: p.uuid().unique(),
     firstName: p.string().length(100),
     lastName: p.string().length(100),

@@ -3,6 +3,7 @@ import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from '../access/actor.js';
 import { announceAccountChanged } from '../access/revocation.js';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const accountStatuses = ['Active', 'Suspended'] as const;
 export type AccountStatus = (typeof accountStatuses)[number];
@@ -12,6 +13,7 @@ export const UserAccountSchema = defineEntity({
   tableName: 'user_account',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     /** An e-mail address, stored in NFKC and lowercase so uniqueness ignores case and width (accounts/username.ts). */
     username: p.string().length(254).unique(),
     passwordHash: p.string().hidden(),

@@ -1,6 +1,7 @@
 // An audit entry (CONTRACT §18): who changed what, by which operation, in which request. Never holds a value
 // of the change itself, so no secret can reach it.
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 /** Who made a change (CONTRACT §27): an operator, an application, the admin command line, or the platform (§22). */
 export const auditActorTypes = ['UserAccount', 'ClientApplication', 'Cli', 'Platform'] as const;
@@ -22,6 +23,7 @@ export const AuditEntrySchema = defineEntity({
   tableName: 'audit_entry',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     occurredDateUtc: p.datetime(),
     /** Null for `Cli` and `Platform`, which are no account or application. */
     actorId: p.uuid().nullable(),

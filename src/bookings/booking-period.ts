@@ -4,6 +4,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Car } from '../cars/car.entity.js';
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { plainRows, runPrepared, runSql } from '../db/rows.js';
 import { carUnavailable } from './booking.rules.js';
 import { occupyingStates, sqlStates } from './car-booking.entity.js';
@@ -30,8 +31,8 @@ const columnsOfCar = (em: EntityManager): string =>
 export async function lockCarRowPlain(em: EntityManager, carId: string): Promise<Car | null> {
   const rows = await runPrepared<Record<string, unknown>>(
     em,
-    `select ${columnsOfCar(em)} from car where id = ? for update`,
-    [carId],
+    `select ${columnsOfCar(em)} from car where car_share_id = ? and id = ? for update`,
+    [carShareIdOf(em), carId],
   );
   return plainRows(em, Car, rows)[0] ?? null;
 }
@@ -44,16 +45,18 @@ export async function assertPeriodFree(
   end: Date,
   bookingId: string,
 ): Promise<void> {
+  const cs = carShareIdOf(em);
   const rows = await runSql<{ start_date_utc: Date; end_date_utc: Date }>(
     em,
     `select start_date_utc, end_date_utc from (
        select start_date_utc, end_date_utc from car_booking
-        where car_id = ? and state in (${sqlStates(occupyingStates)}) and id <> ? and start_date_utc < ? and end_date_utc > ?
+        where car_share_id = ? and car_id = ? and state in (${sqlStates(occupyingStates)}) and id <> ?
+          and start_date_utc < ? and end_date_utc > ?
        union all
        select start_date_utc, end_date_utc from unavailability
-        where car_id = ? and start_date_utc < ? and end_date_utc > ?) taken
+        where car_share_id = ? and car_id = ? and start_date_utc < ? and end_date_utc > ?) taken
       order by start_date_utc limit 1`,
-    [carId, bookingId, end, start, carId, end, start],
+    [cs, carId, bookingId, end, start, cs, carId, end, start],
   );
   const c = rows[0];
   if (c) throw carUnavailable(new Date(c.start_date_utc), new Date(c.end_date_utc));

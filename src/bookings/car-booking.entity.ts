@@ -1,5 +1,6 @@
 // A borrower's booking of a car, from request to completion (CONTRACT §5 CarBooking, §6 states).
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const bookingStates = [
   'Pending',
@@ -35,6 +36,7 @@ export const CarBookingSchema = defineEntity({
   tableName: 'car_booking',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     /** 8 characters from A–Z and 2–9, random: what people quote; unguessable, unlike a sequence. */
     reference: p.string().length(8).unique(),
     /** No foreign key: a deleted car leaves its bookings' history (and their feedback) in place. */

@@ -1,6 +1,7 @@
 // A lock or unlock command sent to a car, as the default (recording) telematics adapter keeps it.
 import { defineEntity, p } from '@mikro-orm/core';
 import type { LockState } from '../cars/car.entity.js';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const lockCommands = ['Lock', 'Unlock'] as const;
 export type LockCommandName = (typeof lockCommands)[number];
@@ -10,6 +11,7 @@ export const CarLockCommandSchema = defineEntity({
   tableName: 'car_lock_command',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     carId: p.uuid(),
     command: p.string().$type<LockCommandName>(),
     /** Who asked: the borrower, the owner or an operator. */

@@ -5,6 +5,7 @@
 import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { profileByUserId } from '../accounts/account.loaders.js';
 import { Profile } from '../accounts/profile.entity.js';
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { plainRows, rowJson, runPrepared } from '../db/rows.js';
 import type { Context } from '../graphql/context.js';
 import { Rating } from '../ratings/rating.entity.js';
@@ -53,39 +54,48 @@ type Em = Context['em'];
 
 /**
  * The car and each embed as one `json` column (rowJson): a few values to receive instead of some 30 columns.
- * json, not jsonb: PostgreSQL writes it out as it builds it.
+ * json, not jsonb: PostgreSQL writes it out as it builds it. Each table names the car share (one `?` each, before
+ * the car's own two: the embeds come first in the statement).
  */
 const parts = (em: Em): [keyof CarEmbeds, string][] => [
   [
     'rating',
-    `(select ${rowJson(em, Rating, 'r')} from rating r where r.subject_type = 'Car' and r.subject_id = c.id)`,
+    `(select ${rowJson(em, Rating, 'r')} from rating r
+      where r.car_share_id = ? and r.subject_type = 'Car' and r.subject_id = c.id)`,
   ],
   [
     'verifications',
     `(select coalesce(json_agg(${rowJson(em, Verification, 'v')} order by v.kind asc), '[]') from verification v
-      where v.subject_type = 'Car' and v.subject_id = c.id)`,
+      where v.car_share_id = ? and v.subject_type = 'Car' and v.subject_id = c.id)`,
   ],
-  ['owner', `(select ${rowJson(em, Profile, 'p')} from profile p where p.user_id = c.owner_id)`],
+  [
+    'owner',
+    `(select ${rowJson(em, Profile, 'p')} from profile p where p.car_share_id = ? and p.user_id = c.owner_id)`,
+  ],
   [
     'ownerRating',
     `(select ${rowJson(em, Rating, 'r')} from rating r
-      where r.subject_type = 'UserAccount' and r.subject_id = c.owner_id)`,
+      where r.car_share_id = ? and r.subject_type = 'UserAccount' and r.subject_id = c.owner_id)`,
   ],
 ];
 
-/** One statement text per combination of embeds (at most 16), built once. */
-const statements = new Map<string, string>();
-function statementFor(em: Em, e: CarEmbeds): string {
+/** One statement text per combination of embeds (at most 16), built once, and how many embeds it reads. */
+const statements = new Map<string, { sql: string; embeds: number }>();
+function statementFor(em: Em, e: CarEmbeds): { sql: string; embeds: number } {
   const key = `${+e.rating}${+e.verifications}${+e.owner}${+e.ownerRating}`;
-  let sql = statements.get(key);
-  if (sql === undefined) {
+  let s = statements.get(key);
+  if (s === undefined) {
     const columns = parts(em)
       .filter(([k]) => e[k])
       .map(([k, expr]) => `${expr} as "${k}"`);
-    sql = `select ${rowJson(em, Car, 'c')} as car, ${columns.join(', ')} from car c where c.id = ?`;
-    statements.set(key, sql);
+    s = {
+      sql: `select ${rowJson(em, Car, 'c')} as car, ${columns.join(', ')} from car c
+        where c.car_share_id = ? and c.id = ?`,
+      embeds: columns.length,
+    };
+    statements.set(key, s);
   }
-  return sql;
+  return s;
 }
 
 /** The columns of one read: the car, and the embeds asked for. */
@@ -108,7 +118,13 @@ export async function loadCarWithEmbeds(
 ): Promise<Car | null> {
   const cars = carById(ctx);
   if (!anyOf(e)) return cars.load(id);
-  const [row] = await runPrepared<CarRow>(ctx.em, statementFor(ctx.em, e), [id]);
+  const { sql, embeds } = statementFor(ctx.em, e);
+  const carShareId = carShareIdOf(ctx.em);
+  const [row] = await runPrepared<CarRow>(ctx.em, sql, [
+    ...Array.from({ length: embeds }, () => carShareId),
+    carShareId,
+    id,
+  ]);
   if (!row) {
     cars.prime(id, null);
     return null;

@@ -4,6 +4,8 @@
 // but bookings depend on cars. So cars states the two questions it needs answered, and the bookings
 // subdomain answers them; src/modules.ts wires the answer in. Until bookings exist, nothing is booked.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { carShareIdOf } from '../db/car-share-condition.js';
+import { runSql } from '../db/rows.js';
 
 /** A SQL fragment with `?` placeholders and their values, in order. */
 export interface SqlCondition {
@@ -16,9 +18,10 @@ export interface CarOccupancy {
   hasOpenBookings(em: EntityManager, carId: string): Promise<boolean>;
   /**
    * A condition, true when the car whose id is the SQL expression `carIdSql` is taken by a booking
-   * (Approved or InUse) overlapping the half-open period [from, to). Used inside car searches and checks.
+   * (Approved or InUse) overlapping the half-open period [from, to). Used inside car searches and checks; the
+   * rows it reads are the car share's (`car_share_id = ?`, CONTRACT §25).
    */
-  occupiedOver(carIdSql: string, from: Date, to: Date): SqlCondition;
+  occupiedOver(carIdSql: string, from: Date, to: Date, carShareId: string): SqlCondition;
 }
 
 /** The occupancy of a world without bookings: no car is ever booked. */
@@ -35,14 +38,11 @@ export async function isOccupied(
   from: Date,
   to: Date,
 ): Promise<boolean> {
-  const c = occupancy.occupiedOver('c.id', from, to);
-  const rows = await em
-    .getConnection()
-    .execute<{ occupied: boolean }[]>(
-      `select (${c.sql}) as occupied from (select ?::uuid as id) c`,
-      [...c.params, carId],
-      'all',
-      em.getTransactionContext(),
-    );
+  const c = occupancy.occupiedOver('c.id', from, to, carShareIdOf(em));
+  const rows = await runSql<{ occupied: boolean }>(
+    em,
+    `select (${c.sql}) as occupied from (select ?::uuid as id) c`,
+    [...c.params, carId],
+  );
   return rows[0]?.occupied === true;
 }

@@ -1,6 +1,7 @@
 // A car a user shares: its details, listing status and lock state. Nested contract objects (LicensePlate,
 // HomeLocation, HourlyRate) are flat columns here so each can be filtered, sorted and indexed.
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const transmissions = ['Automatic', 'Manual'] as const;
 export type Transmission = (typeof transmissions)[number];
@@ -16,6 +17,7 @@ export const CarSchema = defineEntity({
   tableName: 'car',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     ownerId: p.uuid(),
     make: p.string().length(50),
     model: p.string().length(50),

@@ -1,4 +1,6 @@
 // Cars by id, and whether users own any car, batched per request.
+import { carShareIdOf } from '../db/car-share-condition.js';
+import { placeholders, runSql } from '../db/rows.js';
 import { defineLoader, rowsByUniqueKey } from '../graphql/loaders.js';
 import { Car } from './car.entity.js';
 
@@ -6,14 +8,11 @@ export const carById = rowsByUniqueKey('carById', Car, 'car', 'id', (c) => c.id)
 
 /** UserAccount.isCarOwner: one statement for every account on the page (index on owner_id). */
 export const isCarOwner = defineLoader<string, boolean>('isCarOwner', async (em, userIds) => {
-  const rows = await em
-    .getConnection()
-    .execute<{ owner_id: string }[]>(
-      `select distinct owner_id from car where owner_id in (${userIds.map(() => '?').join(', ')})`,
-      [...userIds],
-      'all',
-      em.getTransactionContext(),
-    );
+  const rows = await runSql<{ owner_id: string }>(
+    em,
+    `select distinct owner_id from car where car_share_id = ? and owner_id in (${placeholders(userIds.length)})`,
+    [carShareIdOf(em), ...userIds],
+  );
   const owners = new Set(rows.map((r) => r.owner_id));
   return userIds.map((id) => owners.has(id));
 });

@@ -1,4 +1,5 @@
 // Reading cars: the search with its visibility rule, filters and bookable period, and one car by id.
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { plainRows } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
@@ -78,11 +79,12 @@ export async function searchCars(ctx: Context, occupancy: CarOccupancy, args: Ca
   }
   if (period) {
     // Free for the whole half-open period: no unavailability and no booking overlaps it.
+    const carShareId = carShareIdOf(ctx.em);
     where.push(
-      'not exists (select 1 from unavailability u where u.car_id = car.id and u.start_date_utc < ? and u.end_date_utc > ?)',
+      'not exists (select 1 from unavailability u where u.car_share_id = ? and u.car_id = car.id and u.start_date_utc < ? and u.end_date_utc > ?)',
     );
-    params.push(period.to, period.from);
-    const occupied = occupancy.occupiedOver('car.id', period.from, period.to);
+    params.push(carShareId, period.to, period.from);
+    const occupied = occupancy.occupiedOver('car.id', period.from, period.to, carShareId);
     where.push(`not (${occupied.sql})`);
     params.push(...occupied.params);
   }

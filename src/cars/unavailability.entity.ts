@@ -1,5 +1,6 @@
 // Time the owner declared the car cannot be booked (maintenance, offline), a half-open [start, end).
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const unavailabilityReasons = ['Maintenance', 'Offline', 'Other'] as const;
 export type UnavailabilityReason = (typeof unavailabilityReasons)[number];
@@ -9,6 +10,7 @@ export const UnavailabilitySchema = defineEntity({
   tableName: 'unavailability',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     carId: p.uuid(),
     startDateUtc: p.datetime(),
     endDateUtc: p.datetime(),

@@ -2,7 +2,7 @@
 // the NOTIFY that tells every instance goes with the commit. Used by the admin command line (and the platform's).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
-import { CAR_SHARE_SETTING, currentAppRole, deploymentEm } from '../db/scope.js';
+import { CAR_SHARE_FILTER, CAR_SHARE_SETTING, currentAppRole, deploymentEm } from '../db/scope.js';
 import { DomainError, fieldLabel } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
@@ -99,6 +99,8 @@ export async function createCarShare<T>(
         field: 'baseUrl',
       });
     await enterScope(em, carShare.id, true);
+    // Its statements name the new car share (CONTRACT §25, src/db/car-share-condition.ts).
+    em.setFilterParams(CAR_SHARE_FILTER, { id: carShare.id });
     const result = await inScope(em, carShare);
     await em.flush();
     await carShareChanged(em, carShare.id);

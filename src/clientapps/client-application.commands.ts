@@ -4,6 +4,8 @@
 import { scopes } from '../access/actor.js';
 import { deleteOAuthRows } from '../access/revocation.js';
 import { isScope } from '../access/scope.catalogue.js';
+import { carShareIdOf } from '../db/car-share-condition.js';
+import { runSql } from '../db/rows.js';
 import type { CommandContext } from '../graphql/context.js';
 import { forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -101,10 +103,11 @@ export async function updateClientApplication(
 
 /** Every token, grant and remembered consent of the app, gone in the caller's transaction. */
 async function revokeEverything(ctx: CommandContext, app: ClientApplication): Promise<void> {
-  const conn = ctx.em.getConnection();
-  const tx = ctx.em.getTransactionContext();
   await deleteOAuthRows(ctx.em, { clientId: app.clientId });
-  await conn.execute('delete from oauth_consent where client_application_id = ?', [app.id], 'run', tx);
+  await runSql(ctx.em, 'delete from oauth_consent where car_share_id = ? and client_application_id = ?', [
+    carShareIdOf(ctx.em),
+    app.id,
+  ]);
 }
 
 export async function rotateClientApplicationSecret(ctx: CommandContext, id: string): Promise<WithSecret> {

@@ -3,6 +3,7 @@ import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from '../access/actor.js';
 import { announceClientChanged } from '../access/revocation.js';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const clientApplicationStatuses = ['Active', 'Suspended'] as const;
 export type ClientApplicationStatus = (typeof clientApplicationStatuses)[number];
@@ -16,6 +17,7 @@ export const ClientApplicationSchema = defineEntity({
   tableName: 'client_application',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     name: p.string().length(100),
     description: p.text().nullable(),
     /** Public identifier sent by the app; random, never reused. */

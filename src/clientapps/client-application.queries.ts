@@ -1,4 +1,6 @@
 // Reading client applications (ops only; the permission table keeps everyone else out).
+import { carShareIdOf } from '../db/car-share-condition.js';
+import { placeholders, runSql } from '../db/rows.js';
 import { searchRows } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { byKey, defineLoader } from '../graphql/loaders.js';
@@ -28,14 +30,13 @@ export const clientApplicationById = defineLoader<string, ClientApplication | nu
 export const connectedUsersByClientId = defineLoader<string, number>(
   'connectedUsersByClientId',
   async (em, ids) => {
-    const rows = await em.getConnection().execute<{ client_id: string; n: string }[]>(
+    const rows = await runSql<{ client_id: string; n: string }>(
+      em,
       `select client_id, count(distinct account_id) as n from oauth_model
-       where model = 'Grant' and client_id in (${ids.map(() => '?').join(', ')}) and account_id is not null
-         and (expires_at is null or expires_at > now())
+       where car_share_id = ? and model = 'Grant' and client_id in (${placeholders(ids.length)})
+         and account_id is not null and (expires_at is null or expires_at > now())
        group by client_id`,
-      [...ids],
-      'all',
-      em.getTransactionContext(),
+      [carShareIdOf(em), ...ids],
     );
     return byKey(ids, rows, (r) => r.client_id, undefined).map((r) => Number(r?.n ?? 0));
   },

@@ -1,6 +1,7 @@
 // MikroORM on PostgreSQL: one ORM per process; each request forks its own EntityManager.
 import { Migrator } from '@mikro-orm/migrations';
 import { type EntityManager, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { carShareFilter } from './car-share-condition.js';
 import { migrations } from './migrations/index.js';
 
 export type { EntityManager };
@@ -42,6 +43,8 @@ export async function openOrm(
     // Ids are generated in code, so flushes never wait on RETURNING id round-trips.
     forceUtcTimezone: true,
     allowGlobalContext: false,
+    // A scoped EntityManager's finds, counts, native updates and deletes name `car_share_id = ?` (CONTRACT §25).
+    filters: { carShare: carShareFilter },
     // A hook for counting statements (tests and benchmarks), and for a test to run another statement instead, to
     // hold one read at a point of its choosing (test/rest-facade/read-after-write.test.ts).
     onQuery: (sql: string) => {

@@ -21,10 +21,8 @@ function mapperFor(em: EntityManager, meta: EntityMetadata): Mapper {
   const custom = meta.props.filter((p) => p.customType);
   const booleans = meta.props.filter((p) => !p.customType && p.runtimeType === 'boolean');
   const mapper: Mapper = (row) => {
+    // Every column, the car share's too (`carShareId`, src/db/car-share-condition.ts), maps to its property.
     const data = comparator.mapResult(meta, row) as Row;
-    // `select *` brings the car share's column, which no entity maps (the scope is the request's, not a field):
-    // the mapper passes unmapped columns through. It is the row's last column, so deleting it keeps the shape fast.
-    if (data.car_share_id !== undefined) delete data.car_share_id;
     for (const p of custom) {
       const v = data[p.name];
       if (v !== null && v !== undefined) data[p.name] = p.customType!.convertToJSValue(v, platform);

@@ -37,6 +37,8 @@ export function carShareEm(orm: Orm, carShareId: string): EntityManager {
   const em = orm.em.fork();
   const role = appRole ?? deploymentRole;
   em.setSessionContext({ variables: { [CAR_SHARE_SETTING]: carShareId }, ...(role ? { role } : {}) });
+  // What its statements name as their car share (src/db/car-share-condition.ts); its forks inherit it too.
+  em.setFilterParams(CAR_SHARE_FILTER, { id: carShareId });
   return em;
 }
 
@@ -75,8 +77,21 @@ export function deploymentSql<R = Record<string, unknown>>(
 /** The car share an EntityManager is scoped to, if any. */
 export function carShareOf(em: EntityManager): string | undefined {
   const v = em.getSessionContext()?.variables?.[CAR_SHARE_SETTING];
-  return typeof v === 'string' ? v : undefined;
+  if (typeof v === 'string') return v;
+  // A transaction put in a car share's scope by its own SET LOCAL (creating a car share) names it this way. The
+  // global EntityManager (the migrator's) is in no scope, and refuses to be asked for its context's parameters.
+  const own = em.getContext(false);
+  if (own.global) return undefined;
+  const p = (own.getFilterParams<{ id?: unknown }>(CAR_SHARE_FILTER) as { id?: unknown } | undefined)?.id;
+  return typeof p === 'string' ? p : undefined;
 }
+
+/**
+ * The name of the MikroORM filter (src/db/car-share-condition.ts) whose parameter `{ id }` is the car share an
+ * EntityManager's statements name: set by `carShareEm`, and by a transaction that enters a scope by its own
+ * SET LOCAL (`em.setFilterParams(CAR_SHARE_FILTER, { id })`).
+ */
+export const CAR_SHARE_FILTER = 'carShare';
 
 // MikroORM applies a session context in two round trips (`select set_config(…)`, then `set local role …`). Ours is
 // one uuid and one role, both checked, so one statement carries both: a transaction's start costs one round trip.

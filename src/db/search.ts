@@ -2,9 +2,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PageRequest } from '../shared/pagination.js';
 import { runRead } from './rows.js';
+import { carShareOf } from './scope.js';
 
 export interface SearchQuery {
-  /** Table name (trusted: written in code, never from input). */
+  /**
+   * Table name (trusted: written in code, never from input). Searched with a car share's EntityManager, it is a car
+   * share table and its `car_share_id = ?` is added here (CONTRACT §25); a WHERE fragment that reads another table
+   * (a subquery) names the car share for that one itself. Searched with `deploymentEm`, it is a platform table.
+   */
   table: string;
   /** WHERE fragments joined by AND, with `?` placeholders. */
   where: string[];
@@ -29,7 +34,10 @@ export async function searchRows<Row extends object>(
   q: SearchQuery,
   page: PageRequest,
 ): Promise<SearchResult<Row>> {
-  const where = q.where.length > 0 ? `where ${q.where.join(' and ')}` : '';
+  const carShareId = carShareOf(em);
+  const conditions = carShareId === undefined ? q.where : ['car_share_id = ?', ...q.where];
+  const params = carShareId === undefined ? q.params : [carShareId, ...q.params];
+  const where = conditions.length > 0 ? `where ${conditions.join(' and ')}` : '';
   const col = (field: string): string => {
     const c = q.columns[field];
     if (!c) throw new Error(`no column for field ${field} on ${q.table}`);
@@ -45,13 +53,13 @@ export async function searchRows<Row extends object>(
     : `${q.table} ${where}`;
   const outer = page.distinct ? '' : computed;
   const sql = `select *${outer}, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
-  const rows = await runRead<Row & { __total: string }>(em, sql, [...q.params, page.limit, page.offset]);
+  const rows = await runRead<Row & { __total: string }>(em, sql, [...params, page.limit, page.offset]);
   let total = rows.length > 0 ? Number(rows[0]!.__total) : 0;
   if (rows.length === 0 && page.offset > 0) {
     const countSql = page.distinct
       ? `select count(distinct ${col(page.distinct)}) as n from ${q.table} ${where}`
       : `select count(*) as n from ${q.table} ${where}`;
-    const [r] = await runRead<{ n: string }>(em, countSql, q.params);
+    const [r] = await runRead<{ n: string }>(em, countSql, params);
     total = Number(r?.n ?? 0);
   }
   for (const r of rows) delete (r as { __total?: string }).__total;

@@ -1,6 +1,7 @@
 // The transactional outbox: an event row committed with the change that raised it.
 import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 import { announceOutboxEvents } from './outbox.announce.js';
 
 export const OutboxEventSchema = defineEntity({
@@ -8,6 +9,7 @@ export const OutboxEventSchema = defineEntity({
   tableName: 'outbox_event',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     name: p.string(),
     payload: p.json<Record<string, unknown>>(),
     /** User ids the event is about (subject, owner, borrower): who may see it besides ops and apps. */

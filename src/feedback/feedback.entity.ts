@@ -1,6 +1,7 @@
 // Feedback one party of a booking leaves about the other (the borrower about the car, the owner about the
 // borrower): a 1–5 rating and an optional comment, at most one per (booking, author).
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 
 export const FeedbackSchema = defineEntity({
@@ -8,6 +9,7 @@ export const FeedbackSchema = defineEntity({
   tableName: 'feedback',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     carBookingId: p.uuid(),
     authorId: p.uuid(),
     subjectType: p.string().$type<SubjectType>(),

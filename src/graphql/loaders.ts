@@ -3,6 +3,7 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { placeholders, readRows } from '../db/rows.js';
 import type { Context } from './context.js';
 
@@ -40,8 +41,8 @@ export function rowsByUniqueKey<T extends object>(
       await readRows(
         em,
         entity,
-        `select * from ${table} where ${column} in (${placeholders(keys.length)})`,
-        keys,
+        `select * from ${table} where car_share_id = ? and ${column} in (${placeholders(keys.length)})`,
+        [carShareIdOf(em), ...keys],
       ),
       keyOf,
       null,

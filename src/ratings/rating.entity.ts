@@ -1,5 +1,6 @@
 // The Rating aggregate of a user or a car: count and average of the feedback about it.
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const subjectTypes = ['UserAccount', 'Car'] as const;
 export type SubjectType = (typeof subjectTypes)[number];
@@ -9,6 +10,7 @@ export const RatingSchema = defineEntity({
   tableName: 'rating',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     subjectType: p.string().$type<SubjectType>(),
     subjectId: p.uuid(),
     count: p.integer(),

@@ -1,6 +1,7 @@
 // Ratings by subject, batched. A subject nobody has rated yet reads as a zero-count rating whose id is
 // derived from the subject, so the id stays the same once the first feedback creates the row.
 import { createHash } from 'node:crypto';
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { placeholders, readRows } from '../db/rows.js';
 import { byKey, defineLoader } from '../graphql/loaders.js';
 import { boundedMemo } from '../shared/memo.js';
@@ -68,7 +69,12 @@ export const ratingBySubject = defineLoader<SubjectRef, RatingView>(
   'ratingBySubject',
   async (em, refs) => {
     const where = subjectsWhere(refs);
-    const rows = await readRows(em, Rating, `select * from rating where ${where.sql}`, where.params);
+    const rows = await readRows(
+      em,
+      Rating,
+      `select * from rating where car_share_id = ? and (${where.sql})`,
+      [carShareIdOf(em), ...where.params],
+    );
     const found = byKey(refs.map(key), rows, key, undefined);
     return refs.map((r, i) => (found[i] as RatingView | undefined) ?? emptyRating(r));
   },

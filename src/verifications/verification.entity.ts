@@ -1,6 +1,7 @@
 // A verification of a user or a car: one record per (subject, kind), moved through its states by evidence
 // and decisions.
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 
 export const verificationKinds = [
@@ -27,6 +28,7 @@ export const VerificationSchema = defineEntity({
   tableName: 'verification',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     subjectType: p.string().$type<SubjectType>(),
     subjectId: p.uuid(),
     /** The user the subject belongs to: the user themself, or the car's owner. Decides who may submit. */

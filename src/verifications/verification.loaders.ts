@@ -1,4 +1,5 @@
 // Verifications by id and by subject, batched per request, as plain rows (src/db/rows.ts): for reading only.
+import { carShareIdOf } from '../db/car-share-condition.js';
 import { readRows } from '../db/rows.js';
 import { defineLoader, groupByKey, rowsByUniqueKey } from '../graphql/loaders.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
@@ -26,8 +27,8 @@ export const verificationsBySubject = defineLoader<SubjectRef, Verification[]>(
     const rows = await readRows(
       em,
       Verification,
-      `select * from verification where ${where.sql} order by kind asc`,
-      where.params,
+      `select * from verification where car_share_id = ? and (${where.sql}) order by kind asc`,
+      [carShareIdOf(em), ...where.params],
     );
     return groupByKey(refs.map(key), rows, key);
   },

@@ -1,5 +1,6 @@
 // One delivery per (event, subscription), and the log of its HTTP attempts.
 import { defineEntity, p } from '@mikro-orm/core';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 
 export const deliveryStatuses = ['Pending', 'Succeeded', 'Failed', 'Skipped', 'Cancelled'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -13,6 +14,7 @@ export const WebhookDeliverySchema = defineEntity({
   properties: {
     /** 32 lowercase hex: the X-Webhook-Delivery and webhook-id value, the same on every attempt. */
     id: p.string().primary(),
+    carShareId: carShareIdProperty(),
     subscriptionId: p.uuid(),
     eventId: p.uuid(),
     event: p.string(),
@@ -39,6 +41,7 @@ export const WebhookAttemptSchema = defineEntity({
   tableName: 'webhook_attempt',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     deliveryId: p.string(),
     number: p.integer(),
     trigger: p.string().$type<AttemptTrigger>(),

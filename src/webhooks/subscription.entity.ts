@@ -1,6 +1,7 @@
 // A webhook subscription: one event, one URL, its (encrypted) signing secrets and its delivery health.
 import { defineEntity, type EventArgs, p } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { carShareIdProperty } from '../db/car-share-condition.js';
 import { ANNOUNCED_PROPERTIES, announceSubscriptionChanged } from './subscription.announce.js';
 
 export const disabledReasons = ['Manual', 'Failing', 'Gone'] as const;
@@ -11,6 +12,7 @@ export const WebhookSubscriptionSchema = defineEntity({
   tableName: 'webhook_subscription',
   properties: {
     id: p.uuid().primary(),
+    carShareId: carShareIdProperty(),
     name: p.string(),
     event: p.string(),
     url: p.string(),

@@ -44,9 +44,9 @@ export async function searchSubscriptions(
     fields: Object.keys(subscriptionColumns),
     defaultSort: '-createdDateUtc',
   });
-  // The car share named in the statement (CONTRACT §25); row-level security holds it to the scope anyway.
-  const where = ['car_share_id = ?', 'deleted_date_utc is null'];
-  const params: unknown[] = [ctx.carShare.id];
+  // searchRows names the table's car share (CONTRACT §25); row-level security holds it to the scope anyway.
+  const where = ['deleted_date_utc is null'];
+  const params: unknown[] = [];
   if (!seesAllSubscriptions(ctx.actor)) {
     where.push('created_by_id = ?');
     params.push(ctx.actor.id);
@@ -83,12 +83,12 @@ export async function searchDeliveries(ctx: Context, args: DeliveryFilter): Prom
   const page = pageRequest(args, { fields: Object.keys(deliveryColumns), defaultSort: '-createdDateUtc' });
   if (args.subscriptionId != null) await getSubscription(ctx, args.subscriptionId);
   const visible = seesAllSubscriptions(ctx.actor) ? '' : ' and created_by_id = ?';
+  // searchRows names the table's car share; the subquery names its own (CONTRACT §25).
   const where = [
-    'car_share_id = ?',
     `subscription_id in (select id from webhook_subscription
       where car_share_id = ? and deleted_date_utc is null${visible})`,
   ];
-  const params: unknown[] = [ctx.carShare.id, ctx.carShare.id];
+  const params: unknown[] = [ctx.carShare.id];
   if (!seesAllSubscriptions(ctx.actor)) params.push(ctx.actor.id);
   whereEquals(where, params, args, { subscriptionId: 'subscription_id', status: 'status', event: 'event' });
   const { rows, total } = await searchRows<Record<string, unknown>>(
