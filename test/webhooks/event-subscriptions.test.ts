@@ -296,10 +296,13 @@ describe('subscription { events }', () => {
     });
     // Published in commit order: once a later marker has arrived, nothing else is on its way.
     await marked([ofUser, ofOps], 'useraccount_create', [u.id]);
-    expect(real(ofUser).map((e) => [e.name, e.payload.UserId, e.payload.ChangedFields])).toEqual([
+    // useraccount_create is heard for the markers only; the user's own creation, committed before the listeners,
+    // may still be published after they connect (the relay takes car shares in turn), so it is not counted here.
+    const updates = (inbox: S[]) => real(inbox).filter((e) => e.name === 'profile_update');
+    expect(updates(ofUser).map((e) => [e.name, e.payload.UserId, e.payload.ChangedFields])).toEqual([
       ['profile_update', u.id, ['Description']],
     ]);
-    expect(real(ofOps)).toEqual(real(ofUser));
+    expect(updates(ofOps)).toEqual(updates(ofUser));
     // The event was fanned out all the same: its delivery waits, unsent, for an instance that delivers.
     const deliveries = await rows(
       h,
