@@ -70,23 +70,26 @@ export async function claimDue(
   const token = newId();
   const rows = await run<Omit<Claimed, 'carShareId'>>(
     em,
-    `update "webhook_delivery" d set "locked_by" = ?, "locked_until_utc" = ?
-      where d."car_share_id" = ? and d."id" in (select "id" from "webhook_delivery"
+    // The due rows are locked once, in a materialised step: as the inner side of a join the locking scan could be
+    // run again and skip the rows it had itself just locked, claiming fewer than are free.
+    `with due as materialized (select "id" from "webhook_delivery"
         where "car_share_id" = ? and "status" = 'Pending' and "next_attempt_date_utc" <= ?
           and ("locked_until_utc" is null or "locked_until_utc" <= ?)
         order by "next_attempt_date_utc" limit ? for update skip locked)
+      update "webhook_delivery" d set "locked_by" = ?, "locked_until_utc" = ?
+      from due where d."car_share_id" = ? and d."id" = due."id"
       returning d."id", d."subscription_id" as "subscriptionId", d."event", d."body",
         d."attempt_count" as "attemptCount", d."manual", d."locked_by" as "token", d."event_id" as "eventId",
         (select o."request_id" from "outbox_event" o where o."car_share_id" = ? and o."id" = d."event_id")
           as "eventRequestId"`,
     [
-      token,
-      new Date(opts.now.getTime() + opts.leaseMs),
-      carShareId,
       carShareId,
       opts.now,
       opts.now,
       opts.limit,
+      token,
+      new Date(opts.now.getTime() + opts.leaseMs),
+      carShareId,
       carShareId,
     ],
   );

@@ -221,7 +221,9 @@ export class DeliveryWorker {
    */
   #fill(): void {
     const { concurrency, clock, timeoutMs } = this.#o;
-    while (this.#inflight.size - this.#sending < this.#unrecordedLimit) {
+    // Every attempt started and not yet written counts, the ones still sending too: a killed instance may have
+    // sent each of them, so this is the bound on what it leaves sent but unrecorded.
+    while (this.#inflight.size < this.#unrecordedLimit) {
       const cap = this.#cap(this.#active());
       let lane: Lane | undefined;
       for (const l of this.#lanes.values()) {
