@@ -23,8 +23,11 @@ export async function openDatabase(opts: {
   entities: unknown[];
   /** Migrate, then make and grant the app role and check isolation; false for a tool reading a running service's. */
   migrate?: boolean;
-  /** DATABASE_APP_ROLE: the role car share work runs as. */
-  appRole?: string;
+  /**
+   * DATABASE_APP_ROLE: the role car share work runs as. `null` is the benchmark's switch alone (test/bench's
+   * `ours-norls`, CONTRACT §24's last paragraph): the same statements as the DATABASE_URL user, whom no policy binds.
+   */
+  appRole?: string | null;
   /** Stop an embedded postmaster found running when closing, if nothing else uses it (embedded.ts). */
   stopAdoptedEmbedded?: boolean;
   /** Told which migrations were applied. */
@@ -39,6 +42,7 @@ export async function openDatabase(opts: {
   let orm: Orm | undefined;
   try {
     const role = opts.appRole ?? DEFAULT_APP_ROLE;
+    const bypass = opts.appRole === null;
     if (opts.migrate !== false) {
       // Migrations and the role's grants as the DATABASE_URL user, on connections of their own.
       const owner = await openOrm(url, opts.entities as NonNullable<Options['entities']>, { pool: 2 });
@@ -52,8 +56,12 @@ export async function openDatabase(opts: {
     }
     // The service's connections start as the app role: a statement outside any car share's scope sees no row.
     // Car share work runs as it (src/db/scope.ts); work across car shares switches back to the DATABASE_URL user.
-    orm = await openOrm(url, opts.entities as NonNullable<Options['entities']>, { appRole: role });
-    useAppRole(role);
+    orm = await openOrm(
+      url,
+      opts.entities as NonNullable<Options['entities']>,
+      bypass ? {} : { appRole: role },
+    );
+    useAppRole(bypass ? undefined : role);
     const [me] = await orm.em.fork().getConnection().execute<{ u: string }[]>('select session_user as u');
     useDeploymentRole(me!.u);
     const opened = orm;

@@ -16,7 +16,9 @@ export interface Answer {
 let checks = 0;
 
 export async function fetchOnce(b: Bench, port: number, r: Parameters<typeof jobFor>[2]): Promise<Answer> {
-  const job = jobFor(b, b.processes.get('ours')!, r, 0);
+  // The process on that port: its own tokens (the landed code's answers another authorization server's).
+  const p = [...b.processes.values()].find((x) => x.port === port) ?? b.processes.get('ours')!;
+  const job = jobFor(b, p, r, 0);
   let path = job.path;
   let body = job.body;
   if (job.generator.kind === 'booking') {

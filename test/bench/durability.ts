@@ -7,6 +7,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { openOrm } from '../../src/db/orm.js';
+import { carShareEm } from '../../src/db/scope.js';
 import { entities } from '../../src/modules.js';
 import { encryptSecret, generateSecret, loadDataKey } from '../../src/webhooks/secret.js';
 import { freePort } from '../support/port.js';
@@ -99,8 +100,11 @@ export async function runDurability(o: {
     const a = await worker('worker-a');
     await worker('worker-b');
     await db.connect();
+    // The rows below are the default car share's (their car_share_id's default reads the setting).
+    const { rows } = await db.query<{ id: string }>('select id from car_share where is_default');
+    await db.query(`select set_config('carshare.car_share_id', $1, false)`, [rows[0]!.id]);
     const orm = await openOrm(database.url, entities as never, { pool: 1 });
-    const key = await loadDataKey(orm.em.fork());
+    const key = await loadDataKey(carShareEm(orm, rows[0]!.id));
     await orm.close(true);
     const sub = randomUUID();
     await db.query(

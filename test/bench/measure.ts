@@ -40,9 +40,14 @@ export interface Bench {
   processes: Map<string, Variant>;
   driver: Driver;
   db: pg.Client;
-  dbName: string;
   ca: string;
   tokens: { reader: string; user: string };
+  /** Processes that answer other tokens (another database's authorization server): theirs, by process name. */
+  tokensOf: Map<string, { reader: string; user: string }>;
+  /** The databases whose PostgreSQL backends count toward a trial's CPU (the bench's, and the landed code's). */
+  dbNames: string[];
+  /** The car share the scenarios run in. */
+  carShareId: string;
   settings: Settings;
   /** Booking slots are never reused: each run starts where the last one ended. */
   seq: number;
@@ -57,8 +62,8 @@ const median = (xs: number[]): number => {
 };
 
 async function pgCpu(b: Bench): Promise<Map<number, number>> {
-  const r = await b.db.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [
-    b.dbName,
+  const r = await b.db.query<{ pid: number }>('select pid from pg_stat_activity where datname = any($1)', [
+    b.dbNames,
   ]);
   return cpuOf(r.rows.map((x) => x.pid));
 }
@@ -69,7 +74,7 @@ export function jobFor(b: Bench, v: Variant, r: Request, durationMs: number): Jo
     ca: b.ca,
     method: r.method,
     path: r.path,
-    headers: { authorization: `Bearer ${b.tokens[r.token]}`, ...r.headers },
+    headers: { authorization: `Bearer ${(b.tokensOf.get(v.name) ?? b.tokens)[r.token]}`, ...r.headers },
     ...(r.body === undefined ? {} : { body: r.body }),
     generator: r.generator,
     // The peer answers a page in seconds; at 100 connections a trial would mostly wait for its stragglers.

@@ -54,6 +54,7 @@ export function goals(
     s7?: { perSecond: number; p99Ms: number };
     d1?: { lost: number };
     r1?: { overlaps: number };
+    m1?: { deltaMb: number };
   },
 ): Goal[] {
   const deep = find(r, 'S1-deep', 'ours');
@@ -102,6 +103,7 @@ export function goals(
     goal('S7 event-to-first-attempt p99 at 100 events/s (ms)', extra.s7?.p99Ms, 100, 'max'),
     goal('D1 events lost (10,000 events, 30 % failing, a worker SIGKILLed)', extra.d1?.lost, 0, 'max'),
     goal('R1 overlapping Approved/InUse bookings (50 parallel × 20 rounds)', extra.r1?.overlaps, 0, 'max'),
+    ...carShareGoals(r, extra.m1),
     goal('Service RSS at 100 connections, small answers (S2, S3, S5, S6), peak MB', peak(small), 300, 'max'),
     goal(
       'Service RSS at 100 connections, 100-car pages (S1, S4), peak MB',
@@ -109,6 +111,34 @@ export function goals(
       300,
       'max',
     ),
+  ];
+}
+
+/**
+ * Issue 28's goals: row-level security costs at most 1.10 × (the service vs its twin without policies, CPU of the
+ * process and PostgreSQL per request); CPU efficiency vs L1 stays within 10 % of the landed code's vs its own L1;
+ * 1,000 car shares add at most 150 MB.
+ */
+function carShareGoals(r: Results, m1: { deltaMb: number } | undefined): Goal[] {
+  const total = (v: VariantResult) => v.totalCpuPerRequest;
+  const kept = (s: string) => {
+    const now = ratio(r, s, 'ours', 'L1', efficiency);
+    const before = ratio(r, s, 'ours-before', 'L1-before', efficiency);
+    return now !== undefined && before !== undefined ? now / before : undefined;
+  };
+  return [
+    ...['S1', 'S2', 'S5'].map((s) =>
+      goal(
+        `${s} row-level security: ours / ours without policies, CPU per request (+PostgreSQL) (issue 28)`,
+        ratio(r, s, 'ours', 'ours-norls', total),
+        1.1,
+        'max',
+      ),
+    ),
+    ...['S1', 'S2', 'S5'].map((s) =>
+      goal(`${s} CPU efficiency vs L1, now / landed code before car shares (issue 28)`, kept(s), 0.9, 'min'),
+    ),
+    goal('M1 RSS added by serving 1,000 more car shares, MB (issue 28)', m1?.deltaMb, 150, 'max'),
   ];
 }
 
@@ -120,8 +150,11 @@ export function table(r: Results, memory: Memory): string {
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [id, vs] of r) {
-    const base = vs.find((v) => ['L1', 'L0', 'off', 'without'].includes(v.label) && !v.invalid);
+    const first = vs.find((v) => ['L1', 'L0', 'off', 'without'].includes(v.label) && !v.invalid);
+    const landedBase = vs.find((v) => v.label === 'L1-before' && !v.invalid);
     for (const v of vs) {
+      // The landed code is compared with its own L1 (its schema's SQL).
+      const base = v.label === 'ours-before' ? landedBase : first;
       if (v.invalid) {
         lines.push(
           `| ${id} | ${v.label} | not measured: ${v.invalid.replace(/\|/g, '/').slice(0, 160)} | | | | | | | | |`,

@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadCertificate } from '../../src/tls.js';
+import { measureCarSharesMemory } from './car-shares-memory.js';
 import { type Answer, checkScenario, fetchOnce } from './check.js';
 import { carDocuments, sdlSchema } from './documents.js';
 import { runDurability } from './durability.js';
+import { LANDED_BEFORE_CAR_SHARES, type Landed, startLanded } from './landed.js';
 import { type Bench, measure, PEER_CONNECTIONS } from './measure.js';
 import { buildCompiled, root, startDriver, startVariant, type Variant } from './processes.js';
 import { runRace } from './race.js';
@@ -29,6 +31,10 @@ const { values: a } = parseArgs({
     trials: { type: 'string', default: '3' },
     connections: { type: 'string', default: '100' },
     only: { type: 'string' },
+    /** The code to compare with (issue 28's no-regression goal): a git revision, or `none`. */
+    landed: { type: 'string', default: LANDED_BEFORE_CAR_SHARES },
+    /** Car shares M1 serves after the first (CONTRACT §26's memory bound). */
+    'car-shares': { type: 'string', default: '1000' },
   },
 });
 const size = { cars: Number(a.cars), bookings: Number(a.bookings), users: Number(a.users) };
@@ -59,14 +65,15 @@ process.once('uncaughtException', (err) => {
 const processes = new Map<string, Variant>();
 const driver = startDriver();
 const db = new pg.Client({ connectionString: database.url });
+let landed: Landed | undefined;
 try {
   log(
     `carshare bench: ${size.cars} cars, ${size.bookings} bookings, ${size.users} users in ${database.name}`,
   );
   const prepared = await prepare(database.url, dataDir, size);
   await db.connect();
-  // L1 derives unrated subjects' rating ids (SHA-1) in SQL.
-  await db.query('create extension if not exists pgcrypto');
+  // What this client writes (S7's subscriptions and events) is the bench car share's.
+  await db.query(`select set_config('carshare.car_share_id', $1, false)`, [prepared.carShareId]);
 
   const { ours, tokens } = await startAll({
     processes,
@@ -79,13 +86,20 @@ try {
     prepared,
   });
 
+  const landedRev = a.landed === 'none' ? undefined : a.landed;
+  landed = landedRev
+    ? await startLanded({ rev: landedRev, server, certs, ca: tls.cert, size, processes, log })
+    : undefined;
+
   const bench: Bench = {
     processes,
     driver,
     db,
-    dbName: database.name,
+    dbNames: [database.name, ...(landed ? [landed.dbName] : [])],
+    carShareId: prepared.carShareId,
     ca: tls.cert,
     tokens,
+    tokensOf: new Map(landed ? [['ours-before', landed.tokens]] : []),
     settings: {
       durationMs: Number(a.duration) * 1000,
       warmupMs: Number(a.warmup) * 1000,
@@ -102,6 +116,15 @@ try {
     generator: { kind: 'fixed' },
     expectStatus: 200,
   });
+  const peerEtag = (
+    await fetchOnce(bench, processes.get('P1')!.port, {
+      method: 'GET',
+      path: '/api/cars?limit=100&embed=all',
+      token: 'reader',
+      generator: { kind: 'fixed' },
+      expectStatus: 200,
+    })
+  ).headers.etag!;
   const l0File = join(dataDir, 'l0.json');
   writeFileSync(
     l0File,
@@ -120,19 +143,22 @@ try {
   processes.set('L0', await startVariant('L0', 'variants/l0.ts', { ...certs, L0_RESPONSES: l0File }));
 
   const cars = await db.query<{ id: string }>(
-    `select c.id from car c join user_account u on u.id = c.owner_id
-      where c.auto_approve and c.status = 'Listed' and u.status = 'Active'
-        and (select count(*) from verification v where v.subject_type = 'Car' and v.subject_id = c.id
-             and v.status = 'Verified') = 2 order by c.id`,
+    `select c.id from car c join user_account u on u.car_share_id = c.car_share_id and u.id = c.owner_id
+      where c.car_share_id = $1 and c.auto_approve and c.status = 'Listed' and u.status = 'Active'
+        and (select count(*) from verification v where v.car_share_id = c.car_share_id
+             and v.subject_type = 'Car' and v.subject_id = c.id and v.status = 'Verified') = 2 order by c.id`,
+    [prepared.carShareId],
   );
   const from = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 100 * 86_400_000).toISOString();
   const list = scenarios({
     carId: (JSON.parse(s1.body) as { Cars: { Id: string }[] }).Cars[0]!.Id,
     deepOffset: Math.max(0, size.cars - 100),
     etag: s1.headers.etag!,
+    peerEtag,
     searchDocument: carDocuments(sdlSchema()).search,
     bookingCars: cars.rows.map((r) => r.id),
     bookingFrom: from,
+    landed: landed !== undefined,
   }).filter((s) => !only || only.has(s.id));
 
   // The service's memory, sampled every second: peaks per scenario, since page sizes differ a thousandfold.
@@ -187,12 +213,22 @@ try {
         )
       : undefined;
   const d1 = !only || only.has('D1') ? await runDurability({ server, certs, dataDir, log }) : undefined;
+  const m1 =
+    !only || only.has('M1')
+      ? await measureCarSharesMemory({
+          databaseUrl: database.url,
+          carShares: Number(a['car-shares']),
+          processes,
+          log,
+        })
+      : undefined;
 
   const gs = goals(results, {
     memory,
     ...(s7 ? { s7: s7.goal } : {}),
     ...(d1 ? { d1 } : {}),
     ...(r1 ? { r1 } : {}),
+    ...(m1 ? { m1 } : {}),
   });
   const out = [
     '',
@@ -204,6 +240,13 @@ try {
     ...(s7 ? ['', s7.table] : []),
     ...(r1 ? ['', r1.table] : []),
     ...(d1 ? ['', d1.table] : []),
+    ...(m1
+      ? [
+          '',
+          `M1: RSS ${m1.beforeMb.toFixed(1)} MB after one car share, ${m1.afterMb.toFixed(1)} MB after ${m1.carShares} more ` +
+            `(+${m1.deltaMb.toFixed(1)} MB; ${m1.msPerCarShare.toFixed(1)} ms a car share: discovery, JWKS, token, GET /api/cars)`,
+        ]
+      : []),
     '',
     goalTable(gs),
     '',
@@ -217,6 +260,8 @@ try {
     s7,
     r1,
     d1,
+    m1,
+    landed: landedRev ?? null,
     memory: Object.fromEntries(memory),
     goals: gs,
   });
@@ -228,6 +273,7 @@ try {
 async function cleanup(): Promise<void> {
   driver.stop();
   await Promise.all([...processes.values()].map((p) => p.stop()));
+  await landed?.cleanup();
   await db.end().catch(() => undefined);
   await database.drop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -3,7 +3,15 @@
 import type { Generator } from './driver.js';
 import { CLUSTER_CENTER } from './seed.js';
 
-export type ProcessName = 'ours' | 'ours-noauth' | 'L0' | 'L1' | 'P1';
+export type ProcessName =
+  | 'ours'
+  | 'ours-noauth'
+  | 'ours-norls'
+  | 'ours-before'
+  | 'L0'
+  | 'L1'
+  | 'L1-before'
+  | 'P1';
 
 export interface Request {
   method: 'GET' | 'POST';
@@ -34,9 +42,13 @@ export interface ScenarioInputs {
   carId: string;
   deepOffset: number;
   etag: string;
+  /** P1's own ETag for S1's page (the service mixes its car share into its ETags; the peer hashes the body). */
+  peerEtag: string;
   searchDocument: string;
   bookingCars: string[];
   bookingFrom: string;
+  /** The code landed before car shares runs too (`ours-before`, `L1-before`): issue 28's no-regression goal. */
+  landed: boolean;
 }
 
 const S1_PATH = '/api/cars?limit=100&embed=all';
@@ -52,6 +64,20 @@ const get = (path: string, generator: Generator = unique, extra: Partial<Request
 });
 const each = (labels: [string, ProcessName][], request: Request): ScenarioVariant[] =>
   labels.map(([label, process]) => ({ label, process, request }));
+
+/**
+ * Issue 28's controls where row-level security could cost: the service without policies (its car share work as
+ * the database's owner, the same statements), and the code landed before car shares with its own L1.
+ */
+const carShareControls = (landed: boolean): [string, ProcessName][] => [
+  ['ours-norls', 'ours-norls'],
+  ...(landed
+    ? ([
+        ['ours-before', 'ours-before'],
+        ['L1-before', 'L1-before'],
+      ] as [string, ProcessName][])
+    : []),
+];
 
 /**
  * Small answers first: the service's resident memory hardly shrinks once 100-car pages have grown it, so their
@@ -92,11 +118,7 @@ function all(i: ScenarioInputs): Scenario[] {
       title: `GET ${S1_PATH}`,
       check: 'json',
       variants: each(
-        [
-          ['ours', 'ours'],
-          ['L1', 'L1'],
-          ['P1', 'P1'],
-        ],
+        [['ours', 'ours'], ['L1', 'L1'], ['P1', 'P1'], ...carShareControls(i.landed)],
         get(S1_PATH),
       ),
     },
@@ -117,11 +139,7 @@ function all(i: ScenarioInputs): Scenario[] {
       title: 'GET /api/cars/{Id}',
       check: 'json',
       variants: each(
-        [
-          ['ours', 'ours'],
-          ['L1', 'L1'],
-          ['P1', 'P1'],
-        ],
+        [['ours', 'ours'], ['L1', 'L1'], ['P1', 'P1'], ...carShareControls(i.landed)],
         get(`/api/cars/${i.carId}`),
       ),
     },
@@ -129,14 +147,16 @@ function all(i: ScenarioInputs): Scenario[] {
       id: 'S3',
       title: `GET ${S1_PATH}, If-None-Match → 304`,
       check: 'status',
-      variants: each(
-        [
-          ['ours', 'ours'],
-          ['L0', 'L0'],
-          ['P1', 'P1'],
-        ],
-        revalidate,
-      ),
+      variants: [
+        ...each(
+          [
+            ['ours', 'ours'],
+            ['L0', 'L0'],
+          ],
+          revalidate,
+        ),
+        ...each([['P1', 'P1']], { ...revalidate, headers: { 'if-none-match': i.peerEtag } }),
+      ],
     },
     {
       id: 'S6',
@@ -173,13 +193,7 @@ function all(i: ScenarioInputs): Scenario[] {
       id: 'S5',
       title: 'POST /api/cars/{Id}/bookings (auto-approved, outbox event)',
       check: 'booking',
-      variants: each(
-        [
-          ['ours', 'ours'],
-          ['L1', 'L1'],
-        ],
-        booking,
-      ),
+      variants: each([['ours', 'ours'], ['L1', 'L1'], ...carShareControls(i.landed)], booking),
     },
   ];
 }

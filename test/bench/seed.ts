@@ -132,13 +132,23 @@ async function inBatches(
   }
 }
 
-/** Fills an empty, migrated database. `passwordHash` is the argon2 hash every seeded user signs in with. */
-export async function seed(db: pg.Client, size: SeedSize, passwordHash: string): Promise<void> {
+/**
+ * Fills the car share named by the connection's `carshare.car_share_id` (every row takes it as its default) in a
+ * migrated database. `passwordHash` is the argon2 hash every seeded user signs in with. Another car share's
+ * rows get other ids from the same values: every id is an `md5('…')` of a text, which `idPrefix` begins.
+ */
+export async function seed(
+  db: pg.Client,
+  size: SeedSize,
+  passwordHash: string,
+  idPrefix = '',
+): Promise<void> {
   const owners = ownersOf(size);
+  const ids = (sql: string[]) => sql.map((s) => s.replaceAll("md5('", `md5('${idPrefix}`));
   await db.query('begin');
-  await inBatches(db, 'users', size.users, 500, (a, b) => users(a, b, passwordHash));
-  await inBatches(db, 'cars', size.cars, 2000, (a, b) => cars(a, b, owners));
-  await inBatches(db, 'bookings', size.bookings, 10_000, (a, b) => bookings(a, b, size, owners));
+  await inBatches(db, 'users', size.users, 500, (a, b) => ids(users(a, b, passwordHash)));
+  await inBatches(db, 'cars', size.cars, 2000, (a, b) => ids(cars(a, b, owners)));
+  await inBatches(db, 'bookings', size.bookings, 10_000, (a, b) => ids(bookings(a, b, size, owners)));
   await db.query('commit');
   await db.query('vacuum analyze');
 }

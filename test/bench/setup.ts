@@ -37,7 +37,15 @@ export async function createDatabase(serverUrl: string): Promise<BenchDatabase> 
 export interface Prepared {
   reader: Client & { id: string };
   app: Client & { id: string };
+  /** The car share every scenario runs in (the default one). */
+  carShareId: string;
 }
+
+/**
+ * The second car share: as many rows as the first, so that every policy and every car share condition has another
+ * car share's rows to leave out (the row-level security goal of issue 28).
+ */
+export const SECOND_CAR_SHARE = { host: 'second.localhost', idPrefix: 'second:' } as const;
 
 export const REDIRECT_URI = 'https://localhost/bench/callback';
 export const READER_SCOPES = 'cars:read bookings:read';
@@ -55,10 +63,21 @@ export async function prepare(url: string, dataDir: string, size: SeedSize): Pro
     });
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await seed(client, size, passwordHash);
+    // L1 derives unrated subjects' rating ids (SHA-1) in SQL.
+    await client.query('create extension if not exists pgcrypto');
     const { rows } = await client.query<{ id: string }>('select id from car_share where is_default');
-    await client.end();
     const carShareId = rows[0]!.id;
+    const inCarShare = (id: string) =>
+      client.query(`select set_config('carshare.car_share_id', $1, false)`, [id]);
+    await inCarShare(carShareId);
+    await seed(client, size, passwordHash);
+    const second = await client.query<{ id: string }>(
+      `insert into car_share (id, base_url, host, name) values (gen_random_uuid(), $1, $2, 'Second') returning id`,
+      [`https://${SECOND_CAR_SHARE.host}`, SECOND_CAR_SHARE.host],
+    );
+    await inCarShare(second.rows[0]!.id);
+    await seed(client, size, passwordHash, SECOND_CAR_SHARE.idPrefix);
+    await client.end();
     const r = await createClientFromCli(
       db,
       ['--name', 'Bench reader', '--grant', 'client_credentials', '--scopes', READER_SCOPES],
@@ -81,6 +100,7 @@ export async function prepare(url: string, dataDir: string, size: SeedSize): Pro
     return {
       reader: { id: r.Id, clientId: r.ClientId, clientSecret: r.ClientSecret },
       app: { id: a.Id, clientId: a.ClientId, clientSecret: a.ClientSecret },
+      carShareId,
     };
   } finally {
     await db.close();

@@ -1,5 +1,5 @@
-// Starts the measured processes: the service (and its token-checking-off twin, once real tokens exist to map),
-// L1 and P1, and gets the tokens the scenarios send from the service's own authorization server.
+// Starts the measured processes: the service (and its token-checking-off twin, once real tokens exist to map, and
+// its twin without row-level security), L1 and P1, and gets the scenarios' tokens from its authorization server.
 import type pg from 'pg';
 import { clientActor, userActor } from '../../src/access/actor.js';
 import { freePort } from '../support/port.js';
@@ -63,7 +63,10 @@ export async function startAll(
     ),
   };
   const borrowerId = (
-    await o.db.query<{ id: string }>('select id from user_account where username = $1', [borrower])
+    await o.db.query<{ id: string }>(
+      'select id from user_account where car_share_id = $1 and username = $2',
+      [o.prepared.carShareId, borrower],
+    )
   ).rows[0]!.id;
   await service('ours-noauth', {
     BENCH_TOKENS: JSON.stringify({
@@ -71,7 +74,9 @@ export async function startAll(
       [tokens.user]: userActor(borrowerId, { scopes: ['cars:read', 'bookings:read', 'bookings:write'] }),
     }),
   });
-  const base = { ...o.certs, DATABASE_URL: o.databaseUrl, POOL: '10' };
+  // The same service with its car share work as the database's owner: no policy applies (issue 28's control).
+  await service('ours-norls', { BENCH_WITHOUT_RLS: '1' });
+  const base = { ...o.certs, DATABASE_URL: o.databaseUrl, POOL: '10', CAR_SHARE_ID: o.prepared.carShareId };
   o.processes.set('L1', await startVariant('L1', 'variants/l1.ts', { ...base, BORROWER_ID: borrowerId }));
   o.processes.set('P1', await startVariant('P1', 'variants/p1.ts', base));
   return { ours, tokens };

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { openOrm } from '../../src/db/orm.js';
+import { carShareEm } from '../../src/db/scope.js';
 import { entities } from '../../src/modules.js';
 import { encryptSecret, generateSecret, loadDataKey } from '../../src/webhooks/secret.js';
 import type { Bench } from './measure.js';
@@ -81,8 +82,7 @@ export async function runWebhooks(
   log('  S7: webhook fan-out, one event to 1,000 subscriptions; 100 events/s to one');
   const rx = await receiver();
   const orm = await openOrm(databaseUrl, entities as never, { pool: 2 });
-  const em = orm.em.fork();
-  const key = await loadDataKey(em);
+  const key = await loadDataKey(carShareEm(orm, b.carShareId));
   const now = new Date();
   const subs = Array.from({ length: SUBSCRIBERS + 1 }, (_, i) => {
     const id = randomUUID();

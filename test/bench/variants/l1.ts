@@ -7,7 +7,12 @@ import { createServer } from 'node:https';
 import pg from 'pg';
 import { carSql, insertBookingSql, insertEventSql, searchCarsSql } from './l1.sql.js';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.POOL ?? 10),
+  // The car share its statements name (l1.sql.ts) and its inserts take as their car_share_id.
+  options: `-c carshare.car_share_id=${process.env.CAR_SHARE_ID}`,
+});
 const etag = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 const REF = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 

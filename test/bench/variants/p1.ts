@@ -14,6 +14,7 @@ import Koa from 'koa';
 import { Profile } from '../../../src/accounts/profile.entity.js';
 import { Car } from '../../../src/cars/car.entity.js';
 import { openOrm } from '../../../src/db/orm.js';
+import { CAR_SHARE_FILTER } from '../../../src/db/scope.js';
 import { DateTime, JSONScalar, UUIDScalar } from '../../../src/graphql/scalars.js';
 import { loadTypeDefs } from '../../../src/graphql/schema.js';
 import { entities } from '../../../src/modules.js';
@@ -82,6 +83,12 @@ const schema = makeExecutableSchema<Ctx>({
 const orm = await openOrm(process.env.DATABASE_URL!, entities as never, {
   pool: Number(process.env.POOL ?? 10),
 });
+/** The bench's car share: the peer names it in every query (the entities' filter), as a multi-tenant app would. */
+const fork = (): EntityManager => {
+  const em = orm.em.fork() as EntityManager;
+  em.setFilterParams(CAR_SHARE_FILTER, { id: process.env.CAR_SHARE_ID });
+  return em;
+};
 const apollo = new ApolloServer<Ctx>({ schema });
 await apollo.start();
 const docs = carDocuments(sdlSchema());
@@ -120,7 +127,7 @@ app.use(async (ctx, next) => {
 });
 
 const run = async (query: string, variables: Record<string, unknown>) => {
-  const r = await apollo.executeOperation({ query, variables }, { contextValue: { em: orm.em.fork() } });
+  const r = await apollo.executeOperation({ query, variables }, { contextValue: { em: fork() } });
   if (r.body.kind !== 'single' || r.body.singleResult.errors) throw new Error(JSON.stringify(r.body));
   return r.body.singleResult.data as Record<string, Record<string, unknown>>;
 };
@@ -159,7 +166,7 @@ router.get('/api/cars/:id', async (ctx) => {
 router.all(
   '/graphql',
   bodyParser(),
-  koaMiddleware(apollo, { context: async () => ({ em: orm.em.fork() }) }) as never,
+  koaMiddleware(apollo, { context: async () => ({ em: fork() }) }) as never,
 );
 app.use(router.routes());
 

@@ -1,0 +1,115 @@
+// The code that landed before car shares, measured in the same run as today's (issue 28: "no regression against
+// the last landed code"): checked out from git into a temporary worktree, built as `npm start` runs it, seeded by
+// its own bench code on a database of its own, and started as `ours-before` (its service) and `L1-before` (its L1,
+// the SQL of its schema). Its CPU efficiency against its L1 is the figure today's must stay within 10 % of.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { freePort } from '../support/port.js';
+import type { Variant } from './processes.js';
+import { root } from './processes.js';
+import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
+import { APP_SCOPES, type BenchDatabase, createDatabase, READER_SCOPES, REDIRECT_URI } from './setup.js';
+import { clientCredentialsToken, userToken } from './tokens.js';
+
+/** The last commit that landed before issue 28 (car shares) began: `--landed <rev>` names another. */
+export const LANDED_BEFORE_CAR_SHARES = '569d54e';
+
+export interface Landed {
+  tokens: { reader: string; user: string };
+  /** Its database, whose PostgreSQL backends' CPU counts toward its trials. */
+  dbName: string;
+  cleanup(): Promise<void>;
+}
+
+/** The landed tree's own bench modules (its `prepare`, `startVariant`, ...), loaded from its checkout. */
+async function load<T>(dir: string, file: string): Promise<T> {
+  return (await import(pathToFileURL(join(dir, 'test/bench', file)).href)) as T;
+}
+
+export async function startLanded(o: {
+  rev: string;
+  server: string;
+  certs: { TLS_CERT: string; TLS_KEY: string };
+  ca: string;
+  size: SeedSize;
+  processes: Map<string, Variant>;
+  log: (line: string) => void;
+}): Promise<Landed> {
+  const dir = mkdtempSync(join(tmpdir(), 'carshare-landed-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'carshare-landed-data-'));
+  let database: BenchDatabase | undefined;
+  const cleanup = async () => {
+    await database?.drop().catch(() => undefined);
+    try {
+      execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: root, stdio: 'ignore' });
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    o.log(`landed code ${o.rev}: checking out and building`);
+    execFileSync('git', ['worktree', 'add', '--detach', dir, o.rev], { cwd: root, stdio: 'ignore' });
+    // Its package.json and lockfile must be today's (the same packages): else its own `npm ci` would be needed.
+    execFileSync('git', ['diff', '--quiet', o.rev, 'HEAD', '--', 'package-lock.json'], { cwd: root });
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    type Processes = typeof import('./processes.js');
+    const p = await load<Processes>(dir, 'processes.ts');
+    p.buildCompiled();
+    const setup = await load<typeof import('./setup.js')>(dir, 'setup.ts');
+    database = await createDatabase(o.server);
+    const prepared = await setup.prepare(database.url, dataDir, o.size);
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    await db.query('create extension if not exists pgcrypto');
+    const borrower = userName(ownersOf(o.size));
+    const borrowerId = (
+      await db.query<{ id: string }>('select id from user_account where username = $1', [borrower])
+    ).rows[0]!.id;
+    await db.end();
+
+    const port = await freePort();
+    const ours = await p.startVariant(
+      'ours-before',
+      'variants/ours.ts',
+      {
+        ...p.serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'info' }),
+        ...o.certs,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        ...p.startEnv(),
+      },
+      true,
+      p.startFlags(),
+    );
+    o.processes.set('ours-before', ours);
+    const origin = `https://localhost:${ours.port}`;
+    const tokens = {
+      reader: await clientCredentialsToken(origin, o.ca, prepared.reader, READER_SCOPES),
+      user: await userToken(
+        origin,
+        o.ca,
+        prepared.app,
+        REDIRECT_URI,
+        { username: borrower, password: BENCH_PASSWORD },
+        APP_SCOPES,
+      ),
+    };
+    o.processes.set(
+      'L1-before',
+      await p.startVariant('L1-before', 'variants/l1.ts', {
+        ...o.certs,
+        DATABASE_URL: database.url,
+        POOL: '10',
+        BORROWER_ID: borrowerId,
+      }),
+    );
+    return { tokens, dbName: database.name, cleanup };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
