@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import type { EntityClass, EntityMetadata } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Pool, QueryResultRow } from 'pg';
+import { CAR_SHARE_SETTING } from './scope.js';
+import { ScopedStatement } from './scoped-statement.js';
 
 type Row = Record<string, unknown>;
 type Mapper = (row: Row) => Row;
@@ -141,8 +143,7 @@ export async function runPrepared<R>(
   params: readonly unknown[],
 ): Promise<R[]> {
   const trx = em.getTransactionContext<PreparedExecutor>();
-  if (!trx && em.getSessionContext())
-    return em.transactional((tem) => runPrepared<R>(tem as EntityManager, sql, params));
+  if (!trx && em.getSessionContext()) return scopedRead<R>(em, sql, params);
   em.config.get('onQuery')?.(sql, [...params]);
   const { text, name } = statement(sql);
   if (!trx) {
@@ -169,21 +170,59 @@ interface PreparedExecutor {
   }): Promise<{ rows: unknown[] }>;
 }
 
-/** A read of a scoped EntityManager outside a transaction: in a short one of its scope, prepared when it can be. */
+/**
+ * A statement of a scoped EntityManager outside a transaction: the scope's settings and the statement in one round
+ * trip, one implicit transaction (src/db/scoped-statement.ts), prepared when it can be. An EntityManager scoped
+ * without a role (a tool's) takes a short transaction of its scope through MikroORM instead.
+ */
 async function scopedRead<R>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<R[]> {
-  const plain = () =>
-    em.transactional((tem) =>
+  const ctx = em.getSessionContext() as { role?: string; variables?: Record<string, unknown> } | undefined;
+  const carShareId = ctx?.variables?.[CAR_SHARE_SETTING];
+  if (!ctx?.role || typeof carShareId !== 'string')
+    return em.transactional((tem) =>
       tem.getConnection().execute<R[]>(sql, [...params], 'all', tem.getTransactionContext()),
     );
-  const { name } = statement(sql);
-  if (params.length > PREPARED_MAX || unprepared.has(name)) return plain();
+  return runScoped<R>(em, { role: ctx.role, carShareId }, sql, params);
+}
+
+/**
+ * One statement (`?` placeholders, scalar values) as `scope.role` with `carshare.car_share_id` set for it alone
+ * (empty: no car share, the deployment's own work), in one round trip; prepared when `prepare` and short.
+ */
+export async function runScoped<R>(
+  em: EntityManager,
+  scope: { role: string; carShareId: string },
+  sql: string,
+  params: readonly unknown[],
+  prepare = true,
+): Promise<R[]> {
+  // The statement hook (tests count statements with it) sees the statement, not the scope's settings.
+  const hooked = em.config.get('onQuery')?.(sql, [...params]) ?? sql;
+  const { text, name } = statement(hooked);
+  const named = prepare && params.length <= PREPARED_MAX && !unprepared.has(name);
+  const pool = (await em.getConnection().getNativeClient()) as Pool;
+  const once = async (asNamed: boolean): Promise<R[]> => {
+    const client = await pool.connect();
+    const q = new ScopedStatement({ ...scope, text, name: asNamed ? name : undefined, values: params });
+    try {
+      client.query(q as never);
+      const rows = (await q.result).rows as R[];
+      client.release();
+      return rows;
+    } catch (err) {
+      // As pg's pool does: a connection that answered an error is not given out again.
+      client.release(err as Error);
+      throw err;
+    }
+  };
+  if (!named) return once(false);
   try {
-    return await em.transactional((tem) => runPrepared<R>(tem as EntityManager, sql, params));
+    return await once(true);
   } catch (err) {
     // As on the pool (runRead): a migration changed the table under a prepared `select *`.
     if ((err as { code?: string }).code !== '0A000') throw err;
     unprepared.add(name);
-    return plain();
+    return once(false);
   }
 }
 
@@ -201,6 +240,12 @@ export const placeholders = (n: number): string => Array.from({ length: n }, () 
 export function runSql<R>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<R[]> {
   const trx = em.getTransactionContext();
   if (trx || !em.getSessionContext()) return em.getConnection().execute<R[]>(sql, [...params], 'all', trx);
+  // One statement is atomic on its own: its scope and it in one round trip, unless MikroORM has to expand a list
+  // (`in (?)` with an array).
+  const ctx = em.getSessionContext() as { role?: string; variables?: Record<string, unknown> } | undefined;
+  const carShareId = ctx?.variables?.[CAR_SHARE_SETTING];
+  if (ctx?.role && typeof carShareId === 'string' && !params.some(Array.isArray))
+    return runScoped<R>(em, { role: ctx.role, carShareId }, sql, params, false);
   return em.transactional((tem) =>
     tem.getConnection().execute<R[]>(sql, [...params], 'all', tem.getTransactionContext()),
   );

@@ -5,6 +5,7 @@
 // a transaction in a short one, and every transaction, with the role and the setting, and its forks inherit it.
 import { AbstractSqlConnection, type EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from './orm.js';
+import { runScoped } from './rows.js';
 
 /** The setting every policy reads (`nullif(current_setting('carshare.car_share_id', true), '')::uuid`). */
 export const CAR_SHARE_SETTING = 'carshare.car_share_id';
@@ -69,6 +70,8 @@ export function deploymentSql<R = Record<string, unknown>>(
   sql: string,
   params: readonly unknown[] = [],
 ): Promise<R[]> {
+  // As the DATABASE_URL user for this statement alone, in one round trip (src/db/scoped-statement.ts).
+  if (deploymentRole) return runScoped<R>(orm.em, { role: deploymentRole, carShareId: '' }, sql, params);
   return deploymentEm(orm).transactional((em) =>
     em.getConnection().execute<R[]>(sql, [...params], 'all', em.getTransactionContext()),
   );

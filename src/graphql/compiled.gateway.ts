@@ -4,7 +4,6 @@
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { execute, type GraphQLSchema } from 'graphql';
 import type { CompiledDocuments } from './compiled.js';
-import { inReadTransaction } from './read-transaction.js';
 
 export function compiledGateway(schema: GraphQLSchema, documents: CompiledDocuments): GatewayInterface {
   let announce: ((s: { apiSchema: GraphQLSchema; coreSupergraphSdl: string }) => void) | undefined;
@@ -28,15 +27,13 @@ export function compiledGateway(schema: GraphQLSchema, documents: CompiledDocume
             rc.operationName,
           );
           if (compiled) return compiled;
-          return inReadTransaction(rc.document, rc.operationName, rc.context, async () =>
-            execute({
-              schema,
-              document: rc.document,
-              variableValues: variables,
-              contextValue: rc.context,
-              operationName: rc.operationName,
-            }),
-          );
+          return execute({
+            schema,
+            document: rc.document,
+            variableValues: variables,
+            contextValue: rc.context,
+            operationName: rc.operationName,
+          });
         },
       };
     },

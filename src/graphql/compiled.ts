@@ -5,7 +5,6 @@
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { expansionOf } from './expansion.js';
-import { inReadTransaction } from './read-transaction.js';
 
 /** Documents that failed to compile (odd but valid ones) are remembered too, so they are not tried again. */
 type Entry = CompiledQuery | null;
@@ -115,9 +114,7 @@ export class CompiledDocuments {
   ): Promise<ExecutionResult | undefined> {
     const compiled = this.get(document, text, operationName);
     if (!compiled) return undefined;
-    const result = await inReadTransaction(document, operationName, contextValue, async () =>
-      compiled.query(undefined, contextValue, variables ?? {}),
-    );
+    const result = await compiled.query(undefined, contextValue, variables ?? {});
     if (!result.errors?.length) return result;
     if (result.data === undefined) return undefined;
     return { ...result, errors: result.errors.map(asGraphQLError) };

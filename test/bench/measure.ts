@@ -79,7 +79,8 @@ export function jobFor(b: Bench, v: Variant, r: Request, durationMs: number): Jo
     generator: r.generator,
     // The peer answers a page in seconds; at 100 connections a trial would mostly wait for its stragglers.
     connections:
-      v.name === 'P1' ? Math.min(PEER_CONNECTIONS, b.settings.connections) : b.settings.connections,
+      r.connections ??
+      (v.name === 'P1' ? Math.min(PEER_CONNECTIONS, b.settings.connections) : b.settings.connections),
     durationMs,
     seq: b.seq,
     expectStatus: r.expectStatus,

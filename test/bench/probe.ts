@@ -11,13 +11,16 @@ const sqlLog = process.env.BENCH_SQL_LOG;
 pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
   // A bare protocol message (the token cache's Sync barrier, src/access/sync.barrier.ts) carries no SQL: not a
   // statement. Everything with SQL text, or a named prepared statement, is.
-  const q0 = args[0] as string | { text?: string; name?: string };
-  if (typeof q0 !== 'string' && q0.text === undefined && q0.name === undefined)
+  // A batch of statements sent as one (src/db/scoped-statement.ts: the scope's settings and a statement) counts
+  // as the statements it carries.
+  const q0 = args[0] as string | { text?: string; name?: string; statements?: number; sql?: string };
+  const carried = typeof q0 === 'string' ? undefined : q0.statements;
+  if (typeof q0 !== 'string' && q0.text === undefined && q0.name === undefined && carried === undefined)
     return (query as (...a: unknown[]) => unknown).apply(this, args);
-  statements += 1;
+  statements += carried ?? 1;
   if (sqlLog) {
-    const q = args[0] as string | { text?: string; name?: string };
-    const text = typeof q === 'string' ? q : (q.text ?? q.name ?? '?');
+    const q = q0;
+    const text = typeof q === 'string' ? q : (q.text ?? q.name ?? q.sql ?? '?');
     appendFileSync(sqlLog, `${process.pid} ${text.replace(/\s+/g, ' ').slice(0, 160)}\n`);
   }
   return (query as (...a: unknown[]) => unknown).apply(this, args);
