@@ -1,8 +1,10 @@
 // MikroORM on PostgreSQL: one ORM per process; each request forks its own EntityManager.
 import { Migrator } from '@mikro-orm/migrations';
 import { type EntityManager, MikroORM, type Options } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { carShareFilter } from './car-share-condition.js';
 import { migrations } from './migrations/index.js';
+import { mergeTransactionEdges } from './transaction-edges.js';
 
 export type { EntityManager };
 export type Orm = MikroORM;
@@ -24,7 +26,7 @@ export async function openOrm(
 ): Promise<MikroORM> {
   if (opts.appRole !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.appRole))
     throw new Error(`the app role ${opts.appRole} is not a plain SQL name`);
-  return MikroORM.init({
+  const orm = await MikroORM.init({
     ...(opts.appRole ? { driverOptions: { options: `-c role=${opts.appRole}` } } : {}),
     clientUrl,
     entities,
@@ -52,4 +54,8 @@ export async function openOrm(
       return opts.rewrite ? opts.rewrite(sql) : sql;
     },
   });
+  // Each connection, as it is handed out, sends a transaction's BEGIN with its scope and its NOTIFY with its COMMIT.
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  pool.on('acquire', mergeTransactionEdges);
+  return orm;
 }
