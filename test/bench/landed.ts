@@ -72,20 +72,28 @@ export async function startLanded(o: {
     ).rows[0]!.id;
     await db.end();
 
-    const port = await freePort();
-    const ours = await p.startVariant(
-      'ours-before',
-      'variants/ours.ts',
-      {
-        ...p.serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'info' }),
-        ...o.certs,
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-        ...p.startEnv(),
-      },
-      true,
-      p.startFlags(),
-    );
-    o.processes.set('ours-before', ours);
+    const start = async (name: string) => {
+      const port = await freePort();
+      const v = await p.startVariant(
+        name,
+        'variants/ours.ts',
+        {
+          ...p.serviceEnv({ databaseUrl: database!.url, dataDir, port, logLevel: 'info' }),
+          ...o.certs,
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+          ...p.startEnv(),
+        },
+        true,
+        p.startFlags(),
+      );
+      o.processes.set(name, v);
+      return v;
+    };
+    const ours = await start('ours-before');
+    // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-norls): every
+    // instance's outbox relay wakes at each event's NOTIFY, and that PostgreSQL work counts in a trial.
+    await start('ours-before-b');
+    await start('ours-before-c');
     const origin = `https://localhost:${ours.port}`;
     const tokens = {
       reader: await clientCredentialsToken(origin, o.ca, prepared.reader, READER_SCOPES),
