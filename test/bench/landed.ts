@@ -20,6 +20,8 @@ export const LANDED_BEFORE_CAR_SHARES = '569d54e';
 
 export interface Landed {
   tokens: { reader: string; user: string };
+  /** Fresh tokens (they live 15 minutes). */
+  refresh(): Promise<{ reader: string; user: string }>;
   /** Its database, whose PostgreSQL backends' CPU counts toward its trials. */
   dbName: string;
   cleanup(): Promise<void>;
@@ -95,7 +97,7 @@ export async function startLanded(o: {
     await start('ours-before-b');
     await start('ours-before-c');
     const origin = `https://localhost:${ours.port}`;
-    const tokens = {
+    const refresh = async () => ({
       reader: await clientCredentialsToken(origin, o.ca, prepared.reader, READER_SCOPES),
       user: await userToken(
         origin,
@@ -105,7 +107,8 @@ export async function startLanded(o: {
         { username: borrower, password: BENCH_PASSWORD },
         APP_SCOPES,
       ),
-    };
+    });
+    const tokens = await refresh();
     o.processes.set(
       'L1-before',
       await p.startVariant('L1-before', 'variants/l1.ts', {
@@ -115,7 +118,7 @@ export async function startLanded(o: {
         BORROWER_ID: borrowerId,
       }),
     );
-    return { tokens, dbName: database.name, cleanup };
+    return { tokens, refresh, dbName: database.name, cleanup };
   } catch (e) {
     await cleanup();
     throw e;

@@ -75,7 +75,7 @@ try {
   // What this client writes (S7's subscriptions and events) is the bench car share's.
   await db.query(`select set_config('carshare.car_share_id', $1, false)`, [prepared.carShareId]);
 
-  const { ours, tokens } = await startAll({
+  const { ours, tokens, refresh } = await startAll({
     processes,
     db,
     databaseUrl: database.url,
@@ -99,7 +99,11 @@ try {
     carShareId: prepared.carShareId,
     ca: tls.cert,
     tokens,
-    tokensOf: new Map(landed ? [['ours-before', landed.tokens]] : []),
+    // The token-checking-off twin knows the first tokens only (it maps them to their actors, never expiring).
+    tokensOf: new Map([
+      ['ours-noauth', tokens],
+      ...(landed ? ([['ours-before', landed.tokens]] as const) : []),
+    ]),
     settings: {
       durationMs: Number(a.duration) * 1000,
       warmupMs: Number(a.warmup) * 1000,
@@ -195,8 +199,13 @@ try {
   }, 1000);
   const results: Results = new Map();
   const answers = new Map<string, Answer>();
+  const freshTokens = async () => {
+    bench.tokens = await refresh();
+    if (landed) bench.tokensOf.set('ours-before', await landed.refresh());
+  };
   for (const s of list) {
     log(`  ${s.id}: ${s.title}`);
+    await freshTokens();
     current = s.id;
     const { expected, invalid } = await checkScenario(bench, s, answers);
     for (const [label, why] of invalid) log(`    ${s.id} ${label}: not measured: ${why}`);
@@ -204,11 +213,12 @@ try {
   }
   clearInterval(sampler);
   const s7 = !only || only.has('S7') ? await runWebhooks(bench, database.url, log) : undefined;
+  if (!only || only.has('R1')) await freshTokens();
   const r1 =
     !only || only.has('R1')
       ? await runRace(
           bench,
-          { port: ours.port, prepared, borrowerToken: tokens.user, carId: cars.rows.at(-1)!.id, from },
+          { port: ours.port, prepared, borrowerToken: bench.tokens.user, carId: cars.rows.at(-1)!.id, from },
           log,
         )
       : undefined;

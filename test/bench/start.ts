@@ -8,6 +8,8 @@ import { BENCH_PASSWORD, ownersOf, type SeedSize, userName } from './seed.js';
 import { APP_SCOPES, type Prepared, READER_SCOPES, REDIRECT_URI } from './setup.js';
 import { clientCredentialsToken, userToken } from './tokens.js';
 
+type Tokens = { reader: string; user: string };
+
 export interface StartOptions {
   processes: Map<string, Variant>;
   db: pg.Client;
@@ -21,7 +23,7 @@ export interface StartOptions {
 
 export async function startAll(
   o: StartOptions,
-): Promise<{ ours: Variant; tokens: { reader: string; user: string } }> {
+): Promise<{ ours: Variant; tokens: Tokens; refresh: () => Promise<Tokens> }> {
   const service = async (name: string, extra: Record<string, string> = {}) => {
     const port = await freePort();
     const v = await startVariant(
@@ -51,7 +53,8 @@ export async function startAll(
   const ours = await service('ours');
   const origin = `https://localhost:${ours.port}`;
   const borrower = userName(ownersOf(o.size));
-  const tokens = {
+  // Access tokens live 15 minutes and a run lasts longer: the harness asks for fresh ones before each scenario.
+  const refresh = async () => ({
     reader: await clientCredentialsToken(origin, o.ca, o.prepared.reader, READER_SCOPES),
     user: await userToken(
       origin,
@@ -61,7 +64,8 @@ export async function startAll(
       { username: borrower, password: BENCH_PASSWORD },
       APP_SCOPES,
     ),
-  };
+  });
+  const tokens = await refresh();
   const borrowerId = (
     await o.db.query<{ id: string }>(
       'select id from user_account where car_share_id = $1 and username = $2',
@@ -79,5 +83,5 @@ export async function startAll(
   const base = { ...o.certs, DATABASE_URL: o.databaseUrl, POOL: '10', CAR_SHARE_ID: o.prepared.carShareId };
   o.processes.set('L1', await startVariant('L1', 'variants/l1.ts', { ...base, BORROWER_ID: borrowerId }));
   o.processes.set('P1', await startVariant('P1', 'variants/p1.ts', base));
-  return { ours, tokens };
+  return { ours, tokens, refresh };
 }
