@@ -9,7 +9,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { dirname } from 'node:path';
-import tls from 'node:tls';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +19,7 @@ import { localCaCertPath } from '../../src/tls.js';
 import { type OAuthService, signUp } from '../oauth/support.js';
 import { defaultCarShareId } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
-import { type E2E, launchChromium, startE2E } from './dashboard.support.js';
+import { type E2E, launchChromium, servedTo, startE2E } from './dashboard.support.js';
 
 /** The app's redirect URI: a loopback page the test serves (http on loopback is allowed for local apps, §5). */
 let REDIRECT: string;
@@ -48,18 +47,6 @@ let browser: Browser;
 let agent: Agent;
 let A: Host;
 let B: Host;
-
-/** The certificate the service presents to a TLS client naming `host`. */
-function servedTo(host: string, port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = tls.connect({ host: '127.0.0.1', port, servername: host, rejectUnauthorized: false }, () => {
-      const raw = c.getPeerCertificate().raw;
-      c.end();
-      resolve(`-----BEGIN CERTIFICATE-----\n${raw.toString('base64')}\n-----END CERTIFICATE-----\n`);
-    });
-    c.on('error', reject);
-  });
-}
 
 function hostAt(origin: string, carShareId: string): Host {
   const doFetch: OAuthService['fetch'] = (pathOrUrl, init = {}) =>

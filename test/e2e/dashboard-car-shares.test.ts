@@ -3,7 +3,6 @@
 // leaves the other's session as it was. (The second host is `second.localhost`, which chromium resolves to loopback;
 // its certificate is one the service's local CA issued it, which this chromium trusts alone with the first's.)
 import { randomUUID } from 'node:crypto';
-import tls from 'node:tls';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiScopes } from '../../src/access/actor.js';
@@ -12,7 +11,7 @@ import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { carShareEm, deploymentSql } from '../../src/db/scope.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { waitFor } from '../support/wait.js';
-import { type E2E, heading, launchChromium, OPS, signIn, startE2E } from './dashboard.support.js';
+import { type E2E, heading, launchChromium, OPS, servedTo, signIn, startE2E } from './dashboard.support.js';
 
 const OPS_B = { username: 'ops@second.example', password: 'the second car share’s operator passphrase' };
 
@@ -20,17 +19,6 @@ let e: E2E;
 let second: string;
 let browser: Browser;
 
-/** The certificate the service presents to a TLS client naming `host`. */
-function servedTo(host: string, port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = tls.connect({ host: '127.0.0.1', port, servername: host, rejectUnauthorized: false }, () => {
-      const raw = c.getPeerCertificate().raw;
-      c.end();
-      resolve(`-----BEGIN CERTIFICATE-----\n${raw.toString('base64')}\n-----END CERTIFICATE-----\n`);
-    });
-    c.on('error', reject);
-  });
-}
 beforeAll(async () => {
   e = await startE2E();
   second = `https://second.localhost:${new URL(e.origin).port}`;

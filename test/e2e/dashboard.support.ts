@@ -1,10 +1,12 @@
 // End-to-end support for the operators dashboard: the whole service on a real HTTPS port (webhook delivery on, a
 // fast retry schedule), Debian chromium driven by playwright-core trusting only that service's certificate, a
 // watch on every page for console errors and requests to other origins, and screenshots as test artifacts.
+
 import { createHash, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import tls from 'node:tls';
 import type * as oc from 'openid-client';
 import { pino } from 'pino';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -216,4 +218,16 @@ export async function heading(page: Page, name: string | RegExp): Promise<void> 
   await page
     .getByRole('heading', { level: 1, name, exact: typeof name === 'string' })
     .waitFor({ timeout: 10_000 });
+}
+
+/** The certificate the service presents to a TLS client naming `host`. */
+export function servedTo(host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = tls.connect({ host: '127.0.0.1', port, servername: host, rejectUnauthorized: false }, () => {
+      const raw = c.getPeerCertificate().raw;
+      c.end();
+      resolve(`-----BEGIN CERTIFICATE-----\n${raw.toString('base64')}\n-----END CERTIFICATE-----\n`);
+    });
+    c.on('error', reject);
+  });
 }
