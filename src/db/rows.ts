@@ -203,7 +203,9 @@ export async function runScoped<R>(
   const pool = (await em.getConnection().getNativeClient()) as Pool;
   const once = async (asNamed: boolean): Promise<R[]> => {
     const client = await pool.connect();
-    const q = new ScopedStatement({ ...scope, text, name: asNamed ? name : undefined, values: params });
+    // A name of its own: pg tracks the names it prepares itself (a transaction's `runPrepared`), this path its own
+    // (src/db/scoped-statement.ts); one name prepared by both on one connection would be parsed twice.
+    const q = new ScopedStatement({ ...scope, text, name: asNamed ? `s${name}` : undefined, values: params });
     try {
       client.query(q as never);
       const rows = (await q.result).rows as R[];
