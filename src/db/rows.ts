@@ -170,19 +170,25 @@ interface PreparedExecutor {
   }): Promise<{ rows: unknown[] }>;
 }
 
+/** The role and car share of an EntityManager scoped by `carShareEm` (none for one scoped without a role). */
+function sessionScope(em: EntityManager): { role: string; carShareId: string } | undefined {
+  const ctx = em.getSessionContext() as { role?: string; variables?: Record<string, unknown> } | undefined;
+  const carShareId = ctx?.variables?.[CAR_SHARE_SETTING];
+  return ctx?.role && typeof carShareId === 'string' ? { role: ctx.role, carShareId } : undefined;
+}
+
 /**
  * A statement of a scoped EntityManager outside a transaction: the scope's settings and the statement in one round
  * trip, one implicit transaction (src/db/scoped-statement.ts), prepared when it can be. An EntityManager scoped
  * without a role (a tool's) takes a short transaction of its scope through MikroORM instead.
  */
 async function scopedRead<R>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<R[]> {
-  const ctx = em.getSessionContext() as { role?: string; variables?: Record<string, unknown> } | undefined;
-  const carShareId = ctx?.variables?.[CAR_SHARE_SETTING];
-  if (!ctx?.role || typeof carShareId !== 'string')
+  const scope = sessionScope(em);
+  if (!scope)
     return em.transactional((tem) =>
       tem.getConnection().execute<R[]>(sql, [...params], 'all', tem.getTransactionContext()),
     );
-  return runScoped<R>(em, { role: ctx.role, carShareId }, sql, params);
+  return runScoped<R>(em, scope, sql, params);
 }
 
 /**
@@ -244,10 +250,8 @@ export function runSql<R>(em: EntityManager, sql: string, params: readonly unkno
   if (trx || !em.getSessionContext()) return em.getConnection().execute<R[]>(sql, [...params], 'all', trx);
   // One statement is atomic on its own: its scope and it in one round trip, unless MikroORM has to expand a list
   // (`in (?)` with an array).
-  const ctx = em.getSessionContext() as { role?: string; variables?: Record<string, unknown> } | undefined;
-  const carShareId = ctx?.variables?.[CAR_SHARE_SETTING];
-  if (ctx?.role && typeof carShareId === 'string' && !params.some(Array.isArray))
-    return runScoped<R>(em, { role: ctx.role, carShareId }, sql, params, false);
+  const scope = sessionScope(em);
+  if (scope && !params.some(Array.isArray)) return runScoped<R>(em, scope, sql, params, false);
   return em.transactional((tem) =>
     tem.getConnection().execute<R[]>(sql, [...params], 'all', tem.getTransactionContext()),
   );
