@@ -165,7 +165,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       // New deliveries show in their subscription's cached searches (their car share's): stale at once, as
       // delivery outcomes are.
       onTaken: (carShareId) => {
-        delivery?.wake();
+        delivery?.wake(carShareId);
         app
           .changed('webhooks', carShareId)
           .catch((err: unknown) => log.warn({ err, carShareId }, 'REST cache not told of new deliveries'));

@@ -64,8 +64,8 @@ export interface DeliveryOptions {
 }
 
 export interface DeliveryRuntime {
-  /** Looks for due deliveries now instead of at the next poll. */
-  wake(): void;
+  /** Looks for due deliveries now instead of at the next poll: the car share's, or any car share's. */
+  wake(carShareId?: string): void;
   stop(): Promise<void>;
 }
 
@@ -152,7 +152,8 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
   listener = listenForWork(
     o.databaseUrl,
     {
-      [DELIVERY_CHANNEL]: () => worker.wake(),
+      // The payload names the car share whose deliveries committed (src/webhooks/fanout.ts).
+      [DELIVERY_CHANNEL]: (carShareId) => worker.wake(carShareId || undefined),
       [SUBSCRIPTION_CHANNEL]: (id) => targets.forget(id || undefined),
     },
     log,
@@ -160,8 +161,8 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
   const listening = listener;
 
   return {
-    wake() {
-      worker.wake();
+    wake(carShareId) {
+      worker.wake(carShareId);
     },
     async stop() {
       clearInterval(sweep);

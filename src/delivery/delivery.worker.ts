@@ -13,6 +13,7 @@ import type { Orm } from '../db/orm.js';
 import { carShareEm } from '../db/scope.js';
 import { Pump } from '../events/pump.js';
 import type { Clock } from '../shared/clock.js';
+import { isUuid } from '../shared/ids.js';
 import type { Logger } from '../shared/log.js';
 import { recordAttempts } from './attempt.batch.js';
 import { AttemptRecorder } from './attempt.recorder.js';
@@ -127,9 +128,13 @@ export class DeliveryWorker {
     );
   }
 
-  /** Work may have become due (a NOTIFY, a new event): looks across car shares now instead of at the next poll. */
-  wake(): void {
-    this.#lookAround = true;
+  /**
+   * Work may have become due (a NOTIFY, a new event): claims now instead of at the next poll, for the car share
+   * named (the NOTIFY of new deliveries names theirs), or after looking across car shares when none is.
+   */
+  wake(carShareId?: string): void {
+    if (carShareId !== undefined && isUuid(carShareId)) this.#lane(carShareId).dry = false;
+    else this.#lookAround = true;
     this.#pump.wake();
   }
 

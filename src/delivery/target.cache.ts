@@ -128,8 +128,10 @@ export class TargetCache {
       em,
       `select "id", "url", "secret", "previous_secret", "previous_secret_expires_date_utc", "is_active",
         "deleted_date_utc" from "webhook_subscription"
-        where "car_share_id" = ? and "id" in (select jsonb_array_elements_text(?::jsonb)::uuid)`,
-      [scopeOf(em), JSON.stringify(ids)],
+        where "car_share_id" = ? and "id" = any(?::uuid[])`,
+      // An array compared as such: linear whatever plan the statistics of a freshly filled table give (a set
+      // from jsonb_array_elements was parsed again per row scanned: 55 ms for 128 of 1,000 subscriptions).
+      [scopeOf(em), `{${ids.join(',')}}`],
     );
   }
 }

@@ -3,13 +3,16 @@
 // NOTIFY (sent at commit); a poll is the fallback. Instances share the work: a batch is taken with SKIP LOCKED,
 // so each event is published once however many instances run.
 //
-// Car shares (CONTRACT §20, §24 rule 5): which car shares have unpublished events is one read across car shares
-// (their ids only, as the DATABASE_URL user); each car share's events are then taken in its own scope, a batch
-// per car share per round, so one car share's backlog delays another's events by one batch at most.
+// Car shares (CONTRACT §20, §24 rule 5): the NOTIFY that wakes the relay names the car share whose events
+// committed, and that car share's events are taken in its own scope; which car shares have unpublished events is
+// one read across car shares (their ids only, as the DATABASE_URL user), made at each poll and after a wake that
+// names none. A batch per car share per round, so one car share's backlog delays another's events by one batch at
+// most. (Asking which car shares had events at every wake cost each instance a statement per event: test/bench S7.)
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
 import { carShareEm, deploymentSql } from '../db/scope.js';
 import type { Clock } from '../shared/clock.js';
+import { isUuid } from '../shared/ids.js';
 import type { Logger } from '../shared/log.js';
 import type { BusEvent, EventBus } from './bus.js';
 import { listenForWork } from './listen.js';
@@ -74,27 +77,44 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
       await o.bus?.publish(e).catch((err) => log.warn({ err }, 'could not publish an event to the bus'));
     return events.length === BATCH;
   };
+  const pollMs = o.pollMs ?? 1000;
+  /** Car shares named by a NOTIFY, or whose last batch was full: taken in the next round. */
+  const named = new Set<string>();
+  /** A wake named no car share (a reconnect, an older writer): look across car shares in the next round. */
+  let lookAround = true;
+  let lookedAt = Number.NEGATIVE_INFINITY;
   const pump = new Pump(
     async () => {
       // A round: one batch of every car share with events. A car share's failure is its own: the others go on.
-      let more = false;
-      for (const carShareId of await carSharesWithEvents(orm)) {
+      const round = new Set(named);
+      named.clear();
+      if (lookAround || performance.now() - lookedAt >= pollMs) {
+        lookAround = false;
+        lookedAt = performance.now();
+        for (const id of await carSharesWithEvents(orm)) round.add(id);
+      }
+      for (const carShareId of round) {
         try {
-          if (await relayOne(carShareId)) more = true;
+          if (await relayOne(carShareId)) named.add(carShareId);
         } catch (err) {
           log.error({ err, carShareId }, 'outbox relay failed');
         }
       }
-      return more;
+      return named.size > 0;
     },
-    o.pollMs ?? 1000,
+    pollMs,
     // No settle time: events committing during a batch are taken together by the next one, and a lone event
     // goes out at once.
     (err) => log.error({ err }, 'outbox relay failed'),
   );
-  const listener = listenForWork(o.databaseUrl, { [OUTBOX_CHANNEL]: () => pump.wake() }, log);
+  const wake = (carShareId?: string) => {
+    if (isUuid(carShareId)) named.add(carShareId);
+    else lookAround = true;
+    pump.wake();
+  };
+  const listener = listenForWork(o.databaseUrl, { [OUTBOX_CHANNEL]: wake }, log);
   return {
-    wake: () => pump.wake(),
+    wake: () => wake(),
     async stop() {
       await listener.close();
       await pump.stop();

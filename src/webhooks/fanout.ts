@@ -94,7 +94,7 @@ export async function fanOutBatch(
       pub as (update "outbox_event" o set "published_date_utc" = ? from mine
         where o."car_share_id" = ? and o."id" = mine."id"
         returning o."id"),
-      woke as (select pg_notify('${DELIVERY_CHANNEL}', '') from (select 1 from ins limit 1) x)
+      woke as (select pg_notify('${DELIVERY_CHANNEL}', ?) from (select 1 from ins limit 1) x)
     select (select array_agg("id")::text[] from pub) as "published", (select count(*) from woke) as "woke"`,
     [
       JSON.stringify(batch),
@@ -105,6 +105,8 @@ export async function fanOutBatch(
       opts.now,
       carShareId,
       opts.now,
+      carShareId,
+      // The car share whose deliveries these are: workers claim them without asking which car shares have any.
       carShareId,
     ],
   );

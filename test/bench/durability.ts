@@ -121,7 +121,7 @@ export async function runDurability(o: {
            select id, 'profile_update', jsonb_build_object('Name', 'profile_update', 'OccurredDateUtc', now(),
              'Id', id, 'UserId', id, 'ChangedFields', jsonb_build_array('Description')), '[]'::jsonb, now()
            from (select gen_random_uuid() as id from generate_series(1, $1)) e returning 1)
-         select pg_notify('carshare_outbox', '')`,
+         select pg_notify('carshare_outbox', current_setting('carshare.car_share_id'))`,
         [Math.min(500, EVENTS - i)],
       );
     while (rx.ok.size < EVENTS / 4 && Date.now() - t0 < 120_000) await sleep(50);

@@ -44,8 +44,12 @@ export interface Bench {
   tokens: { reader: string; user: string };
   /** Processes that answer other tokens (another database's authorization server): theirs, by process name. */
   tokensOf: Map<string, { reader: string; user: string }>;
-  /** The databases whose PostgreSQL backends count toward a trial's CPU (the bench's, and the landed code's). */
-  dbNames: string[];
+  /**
+   * The database whose PostgreSQL backends count toward a trial of a process: the bench's, or the landed code's for
+   * its own processes. Only the trial's database counts, and only client backends: the other database's instances
+   * (their timers, relays and token checks) and autovacuum are not the measured request's work.
+   */
+  dbOf(process: string): string;
   /** The car share the scenarios run in. */
   carShareId: string;
   settings: Settings;
@@ -61,10 +65,11 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function pgCpu(b: Bench): Promise<Map<number, number>> {
-  const r = await b.db.query<{ pid: number }>('select pid from pg_stat_activity where datname = any($1)', [
-    b.dbNames,
-  ]);
+async function pgCpu(b: Bench, dbName: string): Promise<Map<number, number>> {
+  const r = await b.db.query<{ pid: number }>(
+    `select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
+    [dbName],
+  );
   return cpuOf(r.rows.map((x) => x.pid));
 }
 
@@ -88,9 +93,10 @@ export function jobFor(b: Bench, v: Variant, r: Request, durationMs: number): Jo
 }
 
 async function trial(b: Bench, v: Variant, job: Job): Promise<Trial> {
-  const [s0, p0] = [await v.stats(), await pgCpu(b)];
+  const dbName = b.dbOf(v.name);
+  const [s0, p0] = [await v.stats(), await pgCpu(b, dbName)];
   const result = await b.driver.run(job);
-  const [s1, p1] = [await v.stats(), await pgCpu(b)];
+  const [s1, p1] = [await v.stats(), await pgCpu(b, dbName)];
   b.seq = result.nextSeq;
   let pgCpuMicros = 0;
   for (const [pid, cpu] of p1) pgCpuMicros += cpu - (p0.get(pid) ?? 0);

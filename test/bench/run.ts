@@ -95,7 +95,8 @@ try {
     processes,
     driver,
     db,
-    dbNames: [database.name, ...(landed ? [landed.dbName] : [])],
+    // The landed code's processes (ours-before, -b, -c, L1-before) run on its own database.
+    dbOf: (name) => (landed && name.includes('-before') ? landed.dbName : database.name),
     carShareId: prepared.carShareId,
     ca: tls.cert,
     tokens,

@@ -3,8 +3,9 @@
 // relay and the delivery worker run names car_share_id; and one car share's backlog to a slow receiver does not
 // hold back another's first delivery, nor another's booking timers.
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
 import { defaultBookingPolicy } from '../../src/bookings/booking.policy.js';
 import { sweepBookingTimers } from '../../src/bookings/booking.timers.js';
@@ -158,6 +159,42 @@ describe('webhook deliveries stay in their car share', () => {
     expect(listB.nodes.map((d: S) => d.subscriptionId)).toEqual([subB.id]);
     expect(listB.nodes[0].payload.CarShareId).toBe(b.id);
     await expect(okIn(h.carShare, opsA, DELIVERY, { id: listB.nodes[0].id })).rejects.toThrow(/NotFound/);
+  });
+});
+
+describe('waking the relay and the workers (CONTRACT §25)', () => {
+  it('the NOTIFYs name the car share, and a woken relay and worker go straight to it without a look across car shares', async () => {
+    const sub = await subscribe(b, asOps(), '/woken');
+    // Polls far apart: after the first look, only the NOTIFYs move the work.
+    runtime = await startRuntime(h, { pollMs: 600_000 });
+    await quietAll();
+    const heard: { channel: string; payload: string | undefined }[] = [];
+    const listener = new pg.Client({ connectionString: inject('databaseUrl') });
+    await listener.connect();
+    try {
+      listener.on('notification', (m) => heard.push({ channel: m.channel, payload: m.payload }));
+      await listener.query('listen carshare_outbox');
+      await listener.query('listen carshare_webhook_delivery');
+      h.sql.length = 0;
+      const [event] = await record(b);
+      await waitFor(() => rx.requests.some((r) => r.path === '/woken'), { what: 'the delivery' });
+      expect(bodyOf(rx.requests.find((r) => r.path === '/woken')!)).toMatchObject({
+        Id: event,
+        CarShareId: b.id,
+      });
+      expect(rx.requests.find((r) => r.path === '/woken')!.headers['x-webhook-subscription-id']).toBe(sub.id);
+      await waitFor(() => heard.length >= 2, { what: 'both notifications' });
+      expect(heard).toEqual(
+        expect.arrayContaining([
+          { channel: 'carshare_outbox', payload: b.id },
+          { channel: 'carshare_webhook_delivery', payload: b.id },
+        ]),
+      );
+      // Neither asked which car shares have events or due deliveries (a statement per wake per instance).
+      expect(h.sql.filter((s) => /group by "?car_share_id/i.test(s))).toEqual([]);
+    } finally {
+      await listener.end();
+    }
   });
 });
 

@@ -78,8 +78,8 @@ export async function startRuntime(
     ...base,
     bus,
     take: fanOutBatch,
-    onTaken: () => delivery.wake(),
-    pollMs: 50,
+    onTaken: (carShareId) => delivery.wake(carShareId),
+    pollMs: options.pollMs ?? 50,
   });
   return {
     wake() {

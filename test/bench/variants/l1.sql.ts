@@ -87,9 +87,10 @@ export const insertBookingSql = `insert into car_booking (id, reference, car_id,
 /**
  * Written as already published, so the service's fan-out (the one measured in S7) does not take it up; announced
  * as the service announces events (CONTRACT §25: the writer NOTIFYs the relays in its transaction, which a trigger
- * did before car shares), so L1 does the same work as the service and as L1 on the schema before.
+ * did before car shares, naming the car share as the service does), so L1 does the same work as the service and as
+ * L1 on the schema before.
  */
 export const insertEventSql = `with e as (insert into outbox_event (id, name, payload, audience_user_ids,
     occurred_date_utc, published_date_utc)
   values ($1, 'carbooking_approve', $2::jsonb, $3::jsonb, now(), now()) returning 1)
-  select pg_notify('carshare_outbox', '') from e`;
+  select pg_notify('carshare_outbox', current_setting('carshare.car_share_id')) from e`;
