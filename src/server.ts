@@ -52,10 +52,18 @@ const WS_DRAIN_MS = 3_000;
 /** The largest WebSocket frame (message) read, as the largest HTTP body (CONTRACT §28, §13). */
 const MAX_FRAME_BYTES = 1024 * 1024;
 
+/**
+ * Connections the kernel holds completed for us while the event loop is busy (Node's default is 511; Linux caps it
+ * at net.core.somaxconn). Past the queue the kernel drops the handshake's last ACK and the client retries after 1,
+ * 3, 7 s: 1,000 clients arriving at once behind a loop busy with pages overflowed 511 (2,442 drops) and waited up to
+ * 12 s for a page the service answered within 1 s of accepting it (test/bench/overload.ts, CONTRACT §28).
+ */
+const LISTEN_BACKLOG = 4096;
+
 function listenOn(server: http.Server | https.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });

@@ -1,4 +1,6 @@
 // The HTTP edge: request ids on every response, JSON errors, the proxy rule, the plain-HTTP refusal.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
@@ -22,6 +24,19 @@ describe('the HTTP edge', () => {
     expect(b.headers.get('request-id')).toBe('trace-abc.123');
     const c = await s.fetch('/healthz', { headers: { 'Request-Id': 'bad id with spaces' } });
     expect(c.headers.get('request-id')).not.toBe('bad id with spaces');
+  });
+
+  it('listens with room for 4,096 connections waiting to be accepted on both ports (CONTRACT §28 "Overload")', () => {
+    // A listening socket's backlog as the kernel holds it (`ss`: Send-Q of a LISTEN row). Node's default of 511
+    // overflowed under 1,000 clients at once, and each dropped handshake waited 1-7 s to be retried.
+    const backlogOf = (port: number): number | undefined => {
+      const row = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim().split('\n')[0];
+      const sendQ = row?.trim().split(/\s+/)[2];
+      return sendQ === undefined ? undefined : Number(sendQ);
+    };
+    const cap = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    expect(backlogOf(s.service.port)).toBe(Math.min(4096, cap));
+    expect(backlogOf(s.service.httpPort)).toBe(Math.min(4096, cap));
   });
 
   it('answers an unknown route 404 with a ResponseStatus body and a Request-Id', async () => {
