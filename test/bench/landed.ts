@@ -92,10 +92,11 @@ export async function startLanded(o: {
       return v;
     };
     const ours = await start('ours-before');
-    // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-norls): every
+    // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-rls, ours-norls): every
     // instance's outbox relay wakes at each event's NOTIFY, and that PostgreSQL work counts in a trial.
     await start('ours-before-b');
     await start('ours-before-c');
+    await start('ours-before-d');
     const origin = `https://localhost:${ours.port}`;
     const refresh = async () => ({
       reader: await clientCredentialsToken(origin, o.ca, prepared.reader, READER_SCOPES),

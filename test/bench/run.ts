@@ -178,7 +178,7 @@ try {
   const mb = (bytes: number) => Math.round(bytes / 10_485.76) / 100;
   // Every service process a goal compares with ours is asked the same questions as often (walking V8's code
   // objects is tens of milliseconds of its CPU): only ours' answers are kept.
-  const twins = ['ours-norls', 'ours-before'].flatMap((n) => processes.get(n) ?? []);
+  const twins = ['ours-rls', 'ours-norls', 'ours-before'].flatMap((n) => processes.get(n) ?? []);
   const sampler = setInterval(() => {
     for (const t of twins) void t.stats().catch(() => undefined);
     void ours.stats().then(

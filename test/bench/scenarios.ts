@@ -7,6 +7,7 @@ export type ProcessName =
   | 'ours'
   | 'ours-noauth'
   | 'ours-norls'
+  | 'ours-rls'
   | 'ours-before'
   | 'L0'
   | 'L1'
@@ -71,7 +72,13 @@ const each = (labels: [string, ProcessName][], request: Request): ScenarioVarian
  * Issue 28's controls where row-level security could cost: the service without policies (its car share work as
  * the database's owner, the same statements), and the code landed before car shares with its own L1.
  */
+/**
+ * Issue 28's comparisons: twins of the service that serve only these scenarios (S1-20, S2, S5), so neither carries
+ * what the other scenarios leave in `ours` (a heap grown by pages, a full REST cache): `ours-rls` as `npm start`
+ * runs it, `ours-norls` without policies; and the landed code with its own L1.
+ */
 const carShareControls = (landed: boolean): [string, ProcessName][] => [
+  ['ours-rls', 'ours-rls'],
   ['ours-norls', 'ours-norls'],
   ...(landed
     ? ([

@@ -78,7 +78,9 @@ export async function startAll(
       [tokens.user]: userActor(borrowerId, { scopes: ['cars:read', 'bookings:read', 'bookings:write'] }),
     }),
   });
-  // The same service with its car share work as the database's owner: no policy applies (issue 28's control).
+  // Issue 28's twins, started alike and serving only its scenarios: the service as `npm start` runs it, and the
+  // same service with its car share work as the database's owner, where no policy applies (the control).
+  await service('ours-rls');
   await service('ours-norls', { BENCH_WITHOUT_RLS: '1' });
   const base = { ...o.certs, DATABASE_URL: o.databaseUrl, POOL: '10', CAR_SHARE_ID: o.prepared.carShareId };
   o.processes.set('L1', await startVariant('L1', 'variants/l1.ts', { ...base, BORROWER_ID: borrowerId }));
