@@ -30,7 +30,9 @@ describe('the HTTP edge', () => {
     // A listening socket's backlog as the kernel holds it (`ss`: Send-Q of a LISTEN row). Node's default of 511
     // overflowed under 1,000 clients at once, and each dropped handshake waited 1-7 s to be retried.
     const backlogOf = (port: number): number | undefined => {
-      const row = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim().split('\n')[0];
+      const row = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' })
+        .trim()
+        .split('\n')[0];
       const sendQ = row?.trim().split(/\s+/)[2];
       return sendQ === undefined ? undefined : Number(sendQ);
     };
