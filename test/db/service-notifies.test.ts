@@ -1,7 +1,7 @@
 // CONTRACT §25: no triggers on car share tables. Once migrated, no table has a trigger of its own; the notifications
 // the triggers sent are sent by the service in the transaction of each change, on the same channels with the same
-// payloads: carshare_auth (`token:`, `grant:`, `account:`, `client:`), carshare_outbox and
-// carshare_webhook_subscription (the subscription's id).
+// payloads: carshare_auth (`token:`, `grant:`, `account:`, `client:`), carshare_outbox (now naming the car share
+// whose events committed) and carshare_webhook_subscription (the subscription's id).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -232,16 +232,18 @@ describe('carshare_webhook_subscription', () => {
 describe('carshare_outbox', () => {
   it('an event written through the unit of work or by the booking request statement; none without an event', async () => {
     const u = await createUser(h);
-    expect(await heard('carshare_outbox')).toEqual(['carshare_outbox ']);
+    // The car share whose events they are: a relay takes them without asking which car shares have any.
+    const named = `carshare_outbox ${h.carShare.id}`;
+    expect(await heard('carshare_outbox')).toEqual([named]);
     await h.ok(u.actor, UPDATE_PROFILE, { id: u.profileId, input: { description: 'Hello' } });
-    expect(await heard('carshare_outbox')).toEqual(['carshare_outbox ']);
+    expect(await heard('carshare_outbox')).toEqual([named]);
     await h.ok(u.actor, UPDATE_PROFILE, { id: u.profileId, input: { description: 'Hello' } });
     expect(await heard('carshare_outbox')).toEqual([]);
     const w = await world(h, { autoApprove: true });
     await heard();
     const b = await requestBooking(h, w);
     expect(b.state).toBe('Approved');
-    expect(await heard('carshare_outbox')).toEqual(['carshare_outbox ']);
+    expect(await heard('carshare_outbox')).toEqual([named]);
     expect(
       await rows(h, 'select name from outbox_event where name = ?', ['carbooking_approve']),
     ).toHaveLength(1);

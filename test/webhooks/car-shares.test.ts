@@ -168,6 +168,12 @@ describe('waking the relay and the workers (CONTRACT §25)', () => {
     // Polls far apart: after the first look, only the NOTIFYs move the work.
     runtime = await startRuntime(h, { pollMs: 600_000 });
     await quietAll();
+    // The relay's and the worker's LISTEN connections look across car shares once connected (work may have
+    // committed before): wait until no statement has run for a second, so that what follows is the wake's alone.
+    for (let seen = -1; seen !== h.sql.length; ) {
+      seen = h.sql.length;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
     const heard: { channel: string; payload: string | undefined }[] = [];
     const listener = new pg.Client({ connectionString: inject('databaseUrl') });
     await listener.connect();
