@@ -153,7 +153,7 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
     o.databaseUrl,
     {
       // The payload names the car share whose deliveries committed (src/webhooks/fanout.ts).
-      [DELIVERY_CHANNEL]: (carShareId) => worker.wake(carShareId || undefined),
+      [DELIVERY_CHANNEL]: (carShareId) => worker.wake(carShareId),
       [SUBSCRIPTION_CHANNEL]: (id) => targets.forget(id || undefined),
     },
     log,

@@ -133,7 +133,7 @@ export class DeliveryWorker {
    * named (the NOTIFY of new deliveries names theirs), or after looking across car shares when none is.
    */
   wake(carShareId?: string): void {
-    if (carShareId !== undefined && isUuid(carShareId)) this.#lane(carShareId).dry = false;
+    if (isUuid(carShareId)) this.#lane(carShareId).dry = false;
     else this.#lookAround = true;
     this.#pump.wake();
   }
