@@ -21,6 +21,7 @@ import { refusalOf } from './graphql/limits.guard.js';
 import { mutationRootFields } from './graphql/mutation-fields.js';
 import { markAccepted, markArrived } from './http/arrival.js';
 import { callerSubjectOf } from './http/caller.js';
+import { crowdingOf } from './http/crowding.js';
 import { responseStatus, statusOf } from './shared/errors.js';
 import type { SniCallback } from './tls.js';
 
@@ -93,6 +94,7 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     },
     (req, res) => {
       markArrived(req, res);
+      crowding.answer(res);
       secureDrain.track(res);
       handler ??= app.callback();
       return handler(req, res);
@@ -119,6 +121,7 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     (socket) => app.baseUrlAt((socket as { servername?: unknown }).servername) ?? opts.publicUrl,
   );
   secure.on('connection', markAccepted);
+  const crowding = crowdingOf(secure);
   secure.on('clientError', answerClientError);
   plain.on('clientError', answerClientError);
   const secureDrain = drainOf(secure);

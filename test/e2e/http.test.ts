@@ -1,8 +1,10 @@
 // The HTTP edge: request ids on every response, JSON errors, the proxy rule, the plain-HTTP refusal.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CROWDED_AT } from '../../src/http/crowding.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let s: TestService;
@@ -39,6 +41,28 @@ describe('the HTTP edge', () => {
     const cap = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
     expect(backlogOf(s.service.port)).toBe(Math.min(4096, cap));
     expect(backlogOf(s.service.httpPort)).toBe(Math.min(4096, cap));
+  });
+
+  it('closes each answered connection while more than 256 are open, and keeps them alive again after (CONTRACT §28 "Overload")', async () => {
+    // Connections that only connect: the service counts them from the TCP accept, handshake or not.
+    const crowd = await Promise.all(
+      Array.from(
+        { length: CROWDED_AT + 4 },
+        () =>
+          new Promise<Socket>((ok, fail) => {
+            const socket = connect(s.service.port, '127.0.0.1', () => ok(socket));
+            socket.on('error', fail);
+          }),
+      ),
+    );
+    const connectionHeader = async () => (await s.fetch('/healthz')).headers.get('connection');
+    try {
+      // The service sees the last of them accepted a moment after the client does.
+      await expect.poll(connectionHeader, { timeout: 5_000 }).toBe('close');
+    } finally {
+      for (const socket of crowd) socket.destroy();
+    }
+    await expect.poll(connectionHeader, { timeout: 5_000 }).toBe('keep-alive');
   });
 
   it('answers an unknown route 404 with a ResponseStatus body and a Request-Id', async () => {
