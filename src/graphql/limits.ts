@@ -8,6 +8,7 @@ import type { ExecutionGate } from './execution-gate.js';
 import { type GateRefusal, isGateRefusal, refusalError } from './execution-lane.js';
 import { expansionOf } from './expansion.js';
 import { introspectionSizeOf } from './introspection.js';
+import { MAX_NESTING, nestingOf } from './nesting.js';
 import { nulRefusal } from './nul-input.js';
 import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
 
@@ -24,10 +25,15 @@ export const tooComplex = (message: string, meta?: Record<string, number>): Grap
     extensions: { code: 'QueryTooComplex', ...(meta ? { meta } : {}), http: { status: 400 } },
   });
 
+/** The document's text: at most 64 KiB, nesting at most MAX_NESTING brackets (before anything parses it). */
 export function checkSize(source: string): void {
   if (Buffer.byteLength(source) > MAX_DOCUMENT_BYTES)
     throw tooComplex(`The document is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB`, {
       maxBytes: MAX_DOCUMENT_BYTES,
+    });
+  if (nestingOf(source) > MAX_NESTING)
+    throw tooComplex(`The document nests more than ${MAX_NESTING} levels of brackets`, {
+      maxNesting: MAX_NESTING,
     });
 }
 
