@@ -78,6 +78,8 @@ export function goals(
     statements('S2 SQL statements per request', find(r, 'S2', 'ours'), 1),
     goal('S3 ours / L0, req/s', ratio(r, 'S3', 'ours', 'L0'), 0.65, 'min'),
     statements('S3 SQL statements per request', find(r, 'S3', 'ours'), 0),
+    goal('S3 ours with REDIS_URL / L0, req/s (issue 30)', ratio(r, 'S3', 'ours redis', 'L0'), 0.75, 'min'),
+    statements('S3 with REDIS_URL SQL statements per request (issue 30)', find(r, 'S3', 'ours redis'), 0),
     goal(
       'S4 REST (S1) / GraphQL, CPU per request of the service process',
       ratio(r, 'S4', 'ours S1', 'ours', (v) => v.serverCpuPerRequest),
@@ -153,8 +155,8 @@ const n = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : '
 
 export function table(r: Results, memory: Memory): string {
   const lines = [
-    '| Scenario | Variant | req/s | p50 ms | p99 ms | CPU µs/req (process) | CPU µs/req (+PostgreSQL) | SQL/req | CPU efficiency | req/s ratio | RSS MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Scenario | Variant | req/s | p50 ms | p99 ms | CPU µs/req (process) | CPU µs/req (+PostgreSQL) | SQL/req | CPU efficiency | CPU efficiency (process) | req/s ratio | RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [id, vs] of r) {
     const first = vs.find((v) => ['L1', 'L0', 'off', 'without'].includes(v.label) && !v.invalid);
@@ -164,16 +166,20 @@ export function table(r: Results, memory: Memory): string {
       const base = v.label === 'ours-before' ? landedBase : first;
       if (v.invalid) {
         lines.push(
-          `| ${id} | ${v.label} | not measured: ${v.invalid.replace(/\|/g, '/').slice(0, 160)} | | | | | | | | |`,
+          `| ${id} | ${v.label} | not measured: ${v.invalid.replace(/\|/g, '/').slice(0, 160)} | | | | | | | | | |`,
         );
         continue;
       }
       const rel = base && base !== v;
       const eff = rel ? `${n(base.totalCpuPerRequest / v.totalCpuPerRequest, 2)}× ${base.label}` : '';
+      // The same ratio on the process's CPU alone (issue 30): what the service's own code costs.
+      const effProcess = rel
+        ? `${n(base.serverCpuPerRequest / v.serverCpuPerRequest, 2)}× ${base.label}`
+        : '';
       const rps = rel ? `${n(v.rps / base.rps, 2)}× ${base.label}` : '';
       const rss = v.process === 'ours' ? n(memory.get(id)?.rssMb ?? Number.NaN) : '';
       lines.push(
-        `| ${id} | ${v.label} | ${n(v.rps)} | ${n(v.p50Ms, 1)} | ${n(v.p99Ms, 1)} | ${n(v.serverCpuPerRequest)} | ${n(v.totalCpuPerRequest)} | ${n(v.statementsPerRequest, 2)} | ${eff} | ${rps} | ${rss} |`,
+        `| ${id} | ${v.label} | ${n(v.rps)} | ${n(v.p50Ms, 1)} | ${n(v.p99Ms, 1)} | ${n(v.serverCpuPerRequest)} | ${n(v.totalCpuPerRequest)} | ${n(v.statementsPerRequest, 2)} | ${eff} | ${effProcess} | ${rps} | ${rss} |`,
       );
     }
   }

@@ -6,6 +6,7 @@ import { CLUSTER_CENTER } from './seed.js';
 export type ProcessName =
   | 'ours'
   | 'ours-noauth'
+  | 'ours-redis'
   | 'ours-norls'
   | 'ours-rls'
   | 'ours-before'
@@ -55,6 +56,7 @@ export interface ScenarioInputs {
 }
 
 const S1_PATH = '/api/cars?limit=100&embed=all';
+const S1_27_PATH = '/api/cars?limit=27&embed=all';
 const unique: Generator = { kind: 'unique' };
 const fixed: Generator = { kind: 'fixed' };
 const get = (path: string, generator: Generator = unique, extra: Partial<Request> = {}): Request => ({
@@ -92,7 +94,7 @@ const carShareControls = (landed: boolean): [string, ProcessName][] => [
  * Small answers first: the service's resident memory hardly shrinks once 100-car pages have grown it, so their
  * peaks are read before S1 runs. S5 writes bookings, which makes S3's cached page stale: it comes after S3.
  */
-const ORDER = ['S2', 'S3', 'S6', 'S5', 'S-near', 'S1', 'S1-20', 'S1-deep', 'S4'];
+const ORDER = ['S2', 'S3', 'S6', 'S5', 'S-near', 'S1-27', 'S1', 'S1-20', 'S1-deep', 'S4'];
 /**
  * S1 at 20 connections: at 100, the page lane (CONTRACT §28, src/graphql/execution-gate.ts) runs 4 pages with
  * every embed and queues 17, and answers the rest 503 at once, so S1's CPU per request mixes pages with refusals.
@@ -142,6 +144,19 @@ function all(i: ScenarioInputs): Scenario[] {
       ),
     },
     {
+      // Issue 30: a page small enough (cost ≤ 400) to run in the gate's lane of small executions, 128 at once.
+      id: 'S1-27',
+      title: `GET ${S1_27_PATH}`,
+      check: 'json',
+      variants: each(
+        [
+          ['ours', 'ours'],
+          ['L1', 'L1'],
+        ],
+        get(S1_27_PATH),
+      ),
+    },
+    {
       id: 'S1-20',
       title: `GET ${S1_PATH} at ${PAGE_CONNECTIONS} connections`,
       check: 'json',
@@ -183,6 +198,8 @@ function all(i: ScenarioInputs): Scenario[] {
           ],
           revalidate,
         ),
+        // Issue 30: with REDIS_URL, as README asks of more than one instance (the cache and limits in Redis).
+        ...each([['ours redis', 'ours-redis']], revalidate),
         ...each([['P1', 'P1']], { ...revalidate, headers: { 'if-none-match': i.peerEtag } }),
       ],
     },

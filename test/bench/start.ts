@@ -82,6 +82,11 @@ export async function startAll(
   // same service with its car share work as the database's owner, where no policy applies (the control).
   await service('ours-rls');
   await service('ours-norls', { BENCH_WITHOUT_RLS: '1' });
+  // Issue 30's S3 with REDIS_URL: the REST cache and the rate limits in Redis, under a prefix of this run's own.
+  await service('ours-redis', {
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `carshare-bench-${process.pid}:`,
+  });
   const base = { ...o.certs, DATABASE_URL: o.databaseUrl, POOL: '10', CAR_SHARE_ID: o.prepared.carShareId };
   o.processes.set('L1', await startVariant('L1', 'variants/l1.ts', { ...base, BORROWER_ID: borrowerId }));
   o.processes.set('P1', await startVariant('P1', 'variants/p1.ts', base));
