@@ -178,7 +178,7 @@ The [dashboard](${base}/dashboard) signs in operators exactly this way. A user a
 
 To try the whole user flow from the service's folder without writing an app, register one with
 \`--grant authorization_code --redirect-uri http://127.0.0.1:8765/callback --scopes "openid cars:read"\`, then
-\`npm run --silent user-token -- --client-id … --client-secret … --redirect-uri http://127.0.0.1:8765/callback
+\`npm run --silent user-token -- --client-id … --client-secret=… --redirect-uri http://127.0.0.1:8765/callback
 --username … --password …\` walks it as a browser would (authorize, sign in, consent, code, PKCE exchange) and
 prints the token response.
 

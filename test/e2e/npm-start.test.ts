@@ -6,7 +6,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../support/port.js';
@@ -293,6 +293,25 @@ describe("the README's first API call, by copy-paste", () => {
     const section = readme.split('## Your first API call')[1]!.split('\n## ')[0]!;
     return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().split('\n'));
   }
+
+  it("passes a client secret that begins with '-' (one in 64 do) to user-token as the option's value", () => {
+    const asUser = readmeBlocks()[3]!;
+    const line = asUser.find((l) => l.includes('user-token'))!;
+    // The words the shell gives the command after `--`, quotes removed.
+    const words = [
+      ...line
+        .split(' -- ')[1]!
+        .replace('CLIENT_SECRET', '-z4dNyR4q')
+        .matchAll(/"[^"]*"|'[^']*'|\S+/g),
+    ].map((m) => m[0].replace(/^["']|["']$/g, ''));
+    const options = Object.fromEntries(
+      ['client-id', 'client-secret', 'redirect-uri', 'username', 'password', 'scope', 'car-share'].map(
+        (o) => [o, { type: 'string' as const }],
+      ),
+    );
+    // As src/web/user-token.ts reads them: `--client-secret -z4d…` is refused there as an ambiguous option.
+    expect(parseArgs({ args: words, options }).values['client-secret']).toBe('-z4dNyR4q');
+  });
 
   it('has five commands or fewer to the first call, and they work against a fresh npm start', async () => {
     const blocks = readmeBlocks();
