@@ -88,7 +88,7 @@ const commands: Record<string, AdminCommand> = {
     options: scopedOptions(createUserOptions),
     check: createUserArgs,
     scoped: true,
-    run: async (db, args, _config, site) => ({ out: await createUserFromCli(db, args, site.id) }),
+    run: async (db, args, _config, site) => ({ out: await createUserFromCli(db, args, site) }),
   },
   'create-client': {
     options: scopedOptions(createClientOptions),
