@@ -22,21 +22,24 @@ export interface CarShareRegistry {
   onChange(fn: (id: string) => void): void;
 }
 
-interface CarShareRow {
+export interface CarShareRow {
   id: string;
   base_url: string;
   host: string;
   name: string;
   status: CarShareStatus;
+  suspended_reason: string | null;
+  suspended_date_utc: Date | string | null;
   is_default: boolean;
   limits: CarShareLimits | null;
 }
 
 // The default first, then in the order they were made (list-car-shares shows them so).
-const SELECT = `select id, base_url, host, name, status, is_default, limits from car_share
+const SELECT = `select id, base_url, host, name, status, suspended_reason, suspended_date_utc, is_default, limits
+  from car_share
   order by is_default desc, created_date_utc, id`;
 
-function fromRow(r: CarShareRow, publicUrl: string): CarShare {
+export function fromRow(r: CarShareRow, publicUrl: string): CarShare {
   const baseUrl = r.is_default ? publicUrl : r.base_url;
   return {
     id: r.id,
@@ -44,6 +47,8 @@ function fromRow(r: CarShareRow, publicUrl: string): CarShare {
     host: r.is_default ? hostKey(new URL(publicUrl).host) : r.host,
     name: r.name,
     status: r.status,
+    suspendedReason: r.suspended_reason,
+    suspendedDateUtc: r.suspended_date_utc === null ? null : new Date(r.suspended_date_utc),
     isDefault: r.is_default,
     limits: r.limits ?? {},
     issuer: issuerOf(baseUrl),
@@ -54,6 +59,17 @@ function fromRow(r: CarShareRow, publicUrl: string): CarShare {
 export async function loadCarShares(orm: Orm, publicUrl: string): Promise<CarShare[]> {
   const rows = await deploymentSql<CarShareRow>(orm, SELECT);
   return rows.map((r) => fromRow(r, publicUrl));
+}
+
+/**
+ * The registries open on each database in this process: a change made here (suspending a car share) refreshes them
+ * before its command returns, so this instance answers by the new state at once; other instances hear the NOTIFY.
+ */
+const openOn = new WeakMap<Orm, Set<CarShareRegistry>>();
+
+/** Reads every car share again in each registry of this process open on `orm` (none in the command line). */
+export async function refreshRegistriesOn(orm: Orm): Promise<void> {
+  await Promise.all([...(openOn.get(orm) ?? [])].map((r) => r.refresh()));
 }
 
 export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise<CarShareRegistry> {
@@ -85,7 +101,7 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     return next;
   };
   await refresh();
-  return {
+  const registry: CarShareRegistry = {
     byHost: (host) => byHost.get(hostKey(host)),
     byId: (id) => byId.get(id),
     get default() {
@@ -95,6 +111,9 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     refresh,
     onChange: (fn) => void listeners.push(fn),
   };
+  const open = openOn.get(orm) ?? new Set();
+  openOn.set(orm, open.add(registry));
+  return registry;
 }
 
 /** Announces a change to a car share to every instance, when (and only if) the transaction of `em` commits. */
