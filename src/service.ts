@@ -100,6 +100,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       },
       log,
     );
+    const heard = carShareListener;
+    carShares.listenWith(() => heard.sync());
     await bootstrap(db.orm, {
       carShare: carShares.default,
       email: config.OPS_EMAIL,

@@ -20,7 +20,19 @@ export interface CarShareRegistry {
   refresh(): Promise<void>;
   /** Told the Id of each car share that was added, changed or went away, after a refresh. */
   onChange(fn: (id: string) => void): void;
+  /**
+   * Resolves once every change committed before the call, on any instance, is in this registry: the listening
+   * connection's barrier (its NOTIFYs handled), then the refresh they started. Requests wait for it before their
+   * car share is read, so a suspension is in force everywhere by the time its answer is sent (CONTRACT §23, §26).
+   * Callers in one turn of the event loop share one barrier; without a listener it resolves at once.
+   */
+  settled(): Promise<void>;
+  /** The barrier of the connection that hears this registry's NOTIFYs. */
+  listenWith(barrier: () => Promise<void>): void;
 }
+
+/** Waiting on a barrier longer than this serves the request by what is known (a database that stopped answering). */
+const SETTLE_MAX_MS = 2000;
 
 export interface CarShareRow {
   id: string;
@@ -101,6 +113,47 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     return next;
   };
   await refresh();
+  let barrier: (() => Promise<void>) | undefined;
+  let inFlight: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  // Coalesced as the token cache's barrier is (src/access/token.cache.ts): callers share one that started after
+  // they called, sent at the end of the turn.
+  const sync = (): Promise<void> => {
+    if (queued) return queued;
+    const next = (inFlight ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => new Promise<void>((ok) => setImmediate(ok)))
+      .then(() => {
+        queued = undefined;
+        const p = barrier ? barrier() : Promise.resolve();
+        inFlight = p;
+        void p
+          .catch(() => undefined)
+          .finally(() => {
+            if (inFlight === p) inFlight = undefined;
+          });
+        return p;
+      });
+    queued = next;
+    return next;
+  };
+  const settled = async (): Promise<void> => {
+    if (!barrier) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((ok) => {
+      timer = setTimeout(ok, SETTLE_MAX_MS);
+    });
+    try {
+      await Promise.race([
+        sync()
+          .then(() => loading)
+          .catch(() => undefined),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const registry: CarShareRegistry = {
     byHost: (host) => byHost.get(hostKey(host)),
     byId: (id) => byId.get(id),
@@ -110,6 +163,10 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     all: () => [...byId.values()],
     refresh,
     onChange: (fn) => void listeners.push(fn),
+    settled,
+    listenWith: (b) => {
+      barrier = b;
+    },
   };
   const open = openOn.get(orm) ?? new Set();
   openOn.set(orm, open.add(registry));

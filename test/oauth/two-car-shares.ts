@@ -11,6 +11,7 @@ import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { carShareEm, deploymentSql } from '../../src/db/scope.js';
 import { dashboardClient } from '../../src/oauth/first-party.js';
+import type { ServiceOptions } from '../../src/service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { localCaCertPath } from '../../src/tls.js';
 import { defaultCarShareId } from '../support/scope.js';
@@ -32,6 +33,9 @@ export interface TwoCarShares {
   B: OAuthService;
   aId: string;
   bId: string;
+  /** What verifies every car share's host (its certificates), and the lookup that sends each name to loopback. */
+  ca: string[];
+  lookup: LookupFunction;
   /** Across car shares, as the DATABASE_URL user. */
   sql<T>(query: string, params?: unknown[]): Promise<T[]>;
   /** A client application made as `create-client` makes one, in that car share. */
@@ -62,8 +66,11 @@ function site(s: OAuthService, baseUrl: string, agent: Agent): OAuthService {
   };
 }
 
-export async function startTwoCarShares(env: Record<string, string> = {}): Promise<TwoCarShares> {
-  const s = await startOAuthService({ env });
+export async function startTwoCarShares(
+  env: Record<string, string> = {},
+  webhooks?: ServiceOptions['webhooks'],
+): Promise<TwoCarShares> {
+  const s = await startOAuthService({ env, ...(webhooks ? { webhooks } : {}) });
   const sql = <T>(query: string, params: unknown[] = []) => deploymentSql<T>(s.service.db.orm, query, params);
   const port = new URL(s.origin).port;
   const plain = new Agent({ connect: { ca: s.service.cert, lookup: loopback } });
@@ -79,9 +86,8 @@ export async function startTwoCarShares(env: Record<string, string> = {}): Promi
   await sql('select pg_notify(?, ?)', [CAR_SHARE_CHANNEL, bId]);
   const caFile = localCaCertPath(dirname(dirname(s.service.certPath)));
   await waitFor(() => existsSync(caFile), { what: 'the local CA' });
-  const trusted = new Agent({
-    connect: { ca: [s.service.cert, readFileSync(caFile, 'utf8')], lookup: loopback },
-  });
+  const ca = [s.service.cert, readFileSync(caFile, 'utf8')];
+  const trusted = new Agent({ connect: { ca, lookup: loopback } });
   const B = site(s, second, trusted);
   await waitFor(
     async () => {
@@ -107,6 +113,8 @@ export async function startTwoCarShares(env: Record<string, string> = {}): Promi
     B,
     aId,
     bId,
+    ca,
+    lookup: loopback,
     sql,
     async clientIn(carShareId, opts) {
       const args = ['--name', `App ${randomUUID().slice(0, 8)}`, '--scopes', opts.scopes.join(' ')];
