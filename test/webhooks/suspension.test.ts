@@ -63,7 +63,7 @@ async function accountMadeInB(): Promise<string> {
       '--username',
       `held.${Date.now()}.${Math.random().toString(36).slice(2)}@example.com`,
       '--password',
-      'x'.repeat(12) + ' long enough',
+      'a long and unusual passphrase',
     ],
     { id: t.bId, isDefault: false },
   );
