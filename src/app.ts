@@ -170,6 +170,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here, and
   // so do the changes background work makes. Both are awaited before the write's answer or the next step.
   const staleAfter = staleAfterMutations(schema, restCache);
+  // A car share suspended or reactivated (here, by the platform, or at the console: every instance hears it) has a
+  // new entry in its own audit trail: its cached trail pages are stale (CONTRACT §22).
+  deps.carShares.onChange((id) => {
+    restCache
+      .invalidate(id, ['AuditEntry'])
+      .catch((err: unknown) =>
+        log.warn({ err, carShareId: id }, 'REST cache not told of a car share change'),
+      );
+  });
   const graphql = await createGraphQL({
     schema,
     orm,
