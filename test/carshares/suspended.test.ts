@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { reactivateCarShare, suspendCarShare } from '../../src/carshares/car-share.lifecycle.js';
 import {
+  authCodeRequest,
+  authorize,
+  Browser,
   configFor,
   gql,
   type OAuthService,
@@ -27,6 +30,9 @@ let t: TwoCarShares;
 /** Issued by B before it is suspended. */
 let user: { access_token: string; refresh_token?: string | undefined };
 let webApp: TestClient;
+/** A person of B, and the browser that holds their sign-in session (and, at B, their consent to webApp). */
+let person: { username: string; password: string };
+let browser: Browser;
 let machine: TestClient;
 let machineToken: string;
 let etag: string;
@@ -39,8 +45,9 @@ beforeAll(async () => {
     redirectUris: [REDIRECT],
     refresh: true,
   });
-  const person = await signUp(t.B);
-  user = await userTokens(t.B, webApp, REDIRECT, person, 'openid account:read cars:read');
+  person = await signUp(t.B);
+  browser = new Browser(t.B);
+  user = await userTokens(t.B, webApp, REDIRECT, person, 'openid account:read cars:read', browser);
   machine = await t.clientIn(t.bId, {
     grants: ['client_credentials'],
     scopes: ['cars:read', 'webhooks:read'],
@@ -193,6 +200,11 @@ describe('a suspended car share', () => {
     expect(await upgradeStatus(t.B)).toBe(101);
     const ws = await connect(t.B, machineToken);
     await ws.client.dispose();
+    // The sign-in session and the consent: a new authorization shows neither the sign-in nor the consent page.
+    const { url } = await authCodeRequest(await configFor(t.B, webApp), REDIRECT, 'openid account:read');
+    const resumed = await authorize(browser, url, person, 'allow', REDIRECT);
+    expect(resumed.pages).toEqual([]);
+    expect(resumed.callback?.searchParams.get('code')).toBeTruthy();
   });
 
   it('is refused by another instance on the same database as soon as the suspension returns', async () => {
