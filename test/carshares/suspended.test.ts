@@ -64,20 +64,24 @@ afterAll(async () => t?.close());
 const bearer = (token: string, accept = 'application/json') => ({ authorization: `Bearer ${token}`, accept });
 
 /** A graphql-ws connection to a car share's own address, acknowledged; `closed` resolves with its close code. */
-async function connect(
-  at: OAuthService,
+function connect(at: OAuthService, token: string): Promise<{ client: Client; closed: Promise<number> }> {
+  return connectTo(`${at.origin.replace('https', 'wss')}/graphql`, token, { ca: t.ca, lookup: t.lookup });
+}
+
+async function connectTo(
+  url: string,
   token: string,
+  options: ConstructorParameters<typeof WebSocket>[2],
 ): Promise<{ client: Client; closed: Promise<number> }> {
-  const { ca, lookup } = t;
   let closedWith: (code: number) => void = () => undefined;
   const closed = new Promise<number>((ok) => {
     closedWith = ok;
   });
   const client = createClient({
-    url: `${at.origin.replace('https', 'wss')}/graphql`,
+    url,
     webSocketImpl: class extends WebSocket {
       constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { ca, lookup });
+        super(address, protocols, options);
       }
     },
     connectionParams: { Authorization: `Bearer ${token}` },
@@ -210,8 +214,12 @@ describe('a suspended car share', () => {
   it('is refused by another instance on the same database as soon as the suspension returns', async () => {
     const other = await startTwoCarSharesInstance();
     try {
-      // The other instance serves B (and has cached its token) before the suspension.
+      // The other instance serves B (and has cached its token) before the suspension, and holds a connection of it.
       expect((await other.fetch('/api/cars', { headers: bearer(machineToken) })).status).toBe(200);
+      const held = await connectTo(`wss://127.0.0.1:${other.port}/graphql`, machineToken, {
+        rejectUnauthorized: false,
+        headers: { host: 'second.localhost' },
+      });
       // Both ways, a few times: the other instance hears of each change by NOTIFY, and no request there is
       // answered before what was committed earlier is known.
       for (let round = 0; round < 5; round++) {
@@ -219,6 +227,7 @@ describe('a suspended car share', () => {
         const r = await other.fetch('/api/cars', { headers: bearer(machineToken) });
         expect(r.status, `round ${round}`).toBe(403);
         expect(((await r.json()) as any).ResponseStatus.ErrorCode).toBe('CarShareSuspended');
+        if (round === 0) expect(await held.closed).toBe(4403);
         await reactivateCarShare(t.s.service.db.orm, t.bId, PLATFORM, new Date());
         expect(
           (await other.fetch('/api/cars', { headers: bearer(machineToken) })).status,
@@ -246,6 +255,7 @@ async function startTwoCarSharesInstance() {
       const r = await atHost(port, 'second.localhost', path, { headers: init.headers ?? {} });
       return { status: r.status, json: async () => r.json };
     },
+    port,
     close: () => s2.close(),
   };
 }
