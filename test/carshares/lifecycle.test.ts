@@ -122,7 +122,10 @@ describe('npm run admin -- suspend-car-share / reactivate-car-share', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('suspend-car-share --car-share ID|URL [--reason R]');
     }
-    const rows = await t.sql<{ status: string }>('select status from car_share order by is_default desc');
+    const rows = await t.sql<{ status: string }>(
+      'select status from car_share where id in (?, ?) order by is_default desc',
+      [t.aId, t.bId],
+    );
     expect(rows.map((x) => x.status)).toEqual(['Active', 'Active']);
   }, 120_000);
 });

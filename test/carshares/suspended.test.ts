@@ -218,7 +218,7 @@ describe('a suspended car share', () => {
       expect((await other.fetch('/api/cars', { headers: bearer(machineToken) })).status).toBe(200);
       const held = await connectTo(`wss://127.0.0.1:${other.port}/graphql`, machineToken, {
         rejectUnauthorized: false,
-        headers: { host: 'second.localhost' },
+        headers: { host: t.bHost },
       });
       // Both ways, a few times: the other instance hears of each change by NOTIFY, and no request there is
       // answered before what was committed earlier is known.
@@ -247,12 +247,12 @@ describe('a suspended car share', () => {
 async function startTwoCarSharesInstance() {
   const s2 = await startOAuthService();
   const port = Number(new URL(s2.origin).port);
-  await waitFor(async () => (await atHost(port, 'second.localhost', '/api/cars')).status !== 404, {
+  await waitFor(async () => (await atHost(port, t.bHost, '/api/cars')).status !== 404, {
     what: 'the second instance to serve B',
   });
   return {
     fetch: async (path: string, init: { headers?: Record<string, string> } = {}) => {
-      const r = await atHost(port, 'second.localhost', path, { headers: init.headers ?? {} });
+      const r = await atHost(port, t.bHost, path, { headers: init.headers ?? {} });
       return { status: r.status, json: async () => r.json };
     },
     port,

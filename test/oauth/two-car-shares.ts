@@ -1,5 +1,6 @@
-// One service with two car shares (CONTRACT §19): the default one (A, at PUBLIC_URL) and a second one (B, at
-// `second.localhost`), each reached at its own BaseUrl with its certificate verified, and each with its operator.
+// One service with two car shares (CONTRACT §19): the default one (A, at PUBLIC_URL) and a second one (B, at a host
+// of its own under `.localhost`, new in each test file since files share the test database), each reached at its own
+// BaseUrl with its certificate verified, and each with its operator.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
@@ -18,7 +19,7 @@ import { defaultCarShareId } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';
 import { type OAuthService, OPS, startOAuthService, type TestClient, userTokens } from './support.js';
 
-/** Every name resolves to the service's loopback address (no resolver knows `second.localhost`). */
+/** Every name resolves to the service's loopback address (no resolver knows a `.localhost` name but `localhost`). */
 const loopback = ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) =>
   opts?.all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)) as LookupFunction;
 
@@ -33,6 +34,8 @@ export interface TwoCarShares {
   B: OAuthService;
   aId: string;
   bId: string;
+  /** B's host. */
+  bHost: string;
   /** What verifies every car share's host (its certificates), and the lookup that sends each name to loopback. */
   ca: string[];
   lookup: LookupFunction;
@@ -76,11 +79,12 @@ export async function startTwoCarShares(
   const plain = new Agent({ connect: { ca: s.service.cert, lookup: loopback } });
   const A = site(s, s.origin, plain);
   const bId = randomUUID();
-  const second = `https://second.localhost:${port}`;
+  const bHost = `b-${bId.slice(0, 8)}.localhost`;
+  const second = `https://${bHost}:${port}`;
   await sql('insert into car_share (id, base_url, host, name) values (?, ?, ?, ?)', [
     bId,
     second,
-    'second.localhost',
+    bHost,
     'Second car share',
   ]);
   await sql('select pg_notify(?, ?)', [CAR_SHARE_CHANNEL, bId]);
@@ -113,6 +117,7 @@ export async function startTwoCarShares(
     B,
     aId,
     bId,
+    bHost,
     ca,
     lookup: loopback,
     sql,
