@@ -16,9 +16,16 @@ import {
   createCarShareFromCli,
   createCarShareOptions,
   createCarShareUsage,
+  lifecycleOptions,
   listCarSharesArgs,
   listCarSharesFromCli,
   listCarSharesUsage,
+  reactivateCarShareArgs,
+  reactivateCarShareFromCli,
+  reactivateCarShareUsage,
+  suspendCarShareArgs,
+  suspendCarShareFromCli,
+  suspendCarShareUsage,
 } from './carshares/car-share.cli.js';
 import {
   clientNextStep,
@@ -43,6 +50,8 @@ const usage = `Usage:
   ${seedDemoUsage}
   ${createCarShareUsage}
   ${listCarSharesUsage}
+  ${suspendCarShareUsage}
+  ${reactivateCarShareUsage}
   npm run admin -- --help
 
 --car-share takes a car share's Id or its BaseUrl; without it, the default car share (the one at PUBLIC_URL).`;
@@ -88,7 +97,7 @@ const commands: Record<string, AdminCommand> = {
     options: scopedOptions(createUserOptions),
     check: createUserArgs,
     scoped: true,
-    run: async (db, args, _config, site) => ({ out: await createUserFromCli(db, args, site.id) }),
+    run: async (db, args, _config, site) => ({ out: await createUserFromCli(db, args, site) }),
   },
   'create-client': {
     options: scopedOptions(createClientOptions),
@@ -138,6 +147,19 @@ const commands: Record<string, AdminCommand> = {
     check: listCarSharesArgs,
     scoped: false,
     run: async (db, _args, config) => ({ out: await listCarSharesFromCli(db, config.PUBLIC_URL) }),
+  },
+  // §22, §23: effective on every instance at once (the NOTIFY that goes with the commit).
+  'suspend-car-share': {
+    options: lifecycleOptions,
+    check: suspendCarShareArgs,
+    scoped: false,
+    run: async (db, args, config) => ({ out: await suspendCarShareFromCli(db, args, config.PUBLIC_URL) }),
+  },
+  'reactivate-car-share': {
+    options: lifecycleOptions,
+    check: reactivateCarShareArgs,
+    scoped: false,
+    run: async (db, args, config) => ({ out: await reactivateCarShareFromCli(db, args, config.PUBLIC_URL) }),
   },
 };
 

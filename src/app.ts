@@ -6,16 +6,18 @@ import type Router from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
 import Koa from 'koa';
 import { memoryCache, redisCache } from '../rest-facade/cache.js';
+import { restError } from '../rest-facade/errors.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { staleAfterMutations } from '../rest-facade/invalidation.js';
 import { rateLimiter } from '../rest-facade/ratelimit.js';
+import { formatOrJson, sendError as sendRestError } from '../rest-facade/respond.js';
 import type { Authenticator } from './access/authenticate.js';
 import type { CarShare } from './carshares/car-share.js';
 import type { CarShareRegistry } from './carshares/registry.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/server.js';
 import type { Orm } from './db/orm.js';
-import { createEdge } from './edge.js';
+import { createEdge, PROBES } from './edge.js';
 import { graphqlTooManyRequests, operationLimits } from './graphql/action-limits.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.js';
@@ -28,10 +30,12 @@ import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
 import { redisKeys } from './http/redis-keys.js';
 import { clientGone } from './http/request-signal.js';
+import { refuseSuspended } from './http/suspended.js';
 import { routerTemplates } from './metrics/labels.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
+import { INTERACTION_PATH } from './oauth/interaction.routes.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
 import type { BackgroundChange, Changed } from './shared/changes.js';
 import { clientWentAway } from './shared/client-gone.js';
@@ -108,6 +112,8 @@ export interface App {
   countOperation: ReturnType<typeof operationLimits>;
   /** Background work's changes, made stale in the REST cache like the mutations they stand for (changedLike). */
   changed: Changed;
+  /** Every car share by Id, and word of each change: open WebSockets of one suspended are closed (CONTRACT §23). */
+  carShares: Pick<CarShareRegistry, 'byId' | 'onChange' | 'settled'>;
   stop(): Promise<void>;
 }
 
@@ -164,6 +170,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here, and
   // so do the changes background work makes. Both are awaited before the write's answer or the next step.
   const staleAfter = staleAfterMutations(schema, restCache);
+  // A car share suspended or reactivated (here, by the platform, or at the console: every instance hears it) has a
+  // new entry in its own audit trail: its cached trail pages are stale (CONTRACT §22).
+  deps.carShares.onChange((id) => {
+    restCache
+      .invalidate(id, ['AuditEntry'])
+      .catch((err: unknown) =>
+        log.warn({ err, carShareId: id }, 'REST cache not told of a car share change'),
+      );
+  });
   const graphql = await createGraphQL({
     schema,
     orm,
@@ -210,6 +225,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(edge.httpsOnly);
   koa.use(edge.errors);
   koa.use(edge.unknownHost);
+  // A suspended car share is refused before its tokens, sessions or cached answers are looked at (CONTRACT §23).
+  koa.use(
+    refuseSuspended({
+      isProbe: (path) => PROBES.has(path),
+      oauthPath: OAUTH_PATH,
+      interactionPath: INTERACTION_PATH,
+      sendRest: (ctx, code, message) =>
+        sendRestError(ctx, restError(code, message), formatOrJson(ctx), errorTable),
+    }),
+  );
   koa.use(sliceLargeBodies);
   koa.use(cors(config.CORS_ORIGINS));
   // Callers already resolved in front of Koa (not-modified.ts), so that no token is checked twice.
@@ -262,6 +287,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
           edge,
           trustProxy: config.TRUST_PROXY,
           defaultCarShare: () => (config.UNKNOWN_HOST === 'reject' ? undefined : deps.carShares.default),
+          settled: () => deps.carShares.settled(),
           callers,
           onError: (err) => log.error({ err }, 'unexpected error answering a revalidation'),
         },
@@ -282,6 +308,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),
     afterMutation: staleAfter,
     changed: backgroundInvalidation(schema, staleAfter, deps.carShares),
+    carShares: deps.carShares,
     async stop() {
       await graphql.stop();
       await redis.close();

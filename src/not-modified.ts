@@ -50,6 +50,8 @@ export interface NotModifiedDeps<R> {
   /** The car share of a host naming none (UNKNOWN_HOST=default); undefined leaves such requests to Koa. */
   defaultCarShare?: () => CarShare | undefined;
   trustProxy: boolean;
+  /** Resolves once every change to a car share committed before the call is known (the registry's `settled`). */
+  settled?: () => Promise<void>;
   /** Callers resolved here, for Koa's `identifyCaller` when the request goes on there. */
   callers: WeakMap<IncomingMessage, RequestCaller>;
   /** Told about an error nothing here should throw (the connection is then cut, the process goes on). */
@@ -81,9 +83,11 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     let caller: RequestCaller | undefined;
     let headers: Record<string, string> | undefined;
     try {
+      await deps.settled?.();
       const carShare = carShareOf(h.host, firstOf(h['x-forwarded-host']));
-      // A host naming no car share is left to Koa: it answers it (UNKNOWN_HOST).
-      if (!carShare) return passOn(req, res, undefined);
+      // A host naming no car share is left to Koa: it answers it (UNKNOWN_HOST); so is a suspended car share, which
+      // it refuses before any cached answer (CONTRACT §23).
+      if (!carShare || carShare.status === 'Suspended') return passOn(req, res, undefined);
       caller = await callerFor(deps.authenticator, h.authorization || undefined, carShare);
       headers = await facade.notModified(r, caller);
     } catch {

@@ -22,6 +22,7 @@ import { mutationRootFields } from './graphql/mutation-fields.js';
 import { markAccepted, markArrived } from './http/arrival.js';
 import { callerSubjectOf } from './http/caller.js';
 import { crowdingOf } from './http/crowding.js';
+import { isSuspended, SUSPENDED_CLOSE, socketsByCarShare, suspendedStatus } from './http/suspended.js';
 import { responseStatus, statusOf } from './shared/errors.js';
 import type { SniCallback } from './tls.js';
 
@@ -129,22 +130,34 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
 
   // CONTRACT §28: a frame over 1 MiB closes the connection with 1009 as its header is read, before any of it is
   // parsed (ws's default would take 100 MiB, unauthenticated).
-  // CONTRACT §19: an upgrade to a host naming no car share (UNKNOWN_HOST=reject) is refused with 404 before it
-  // becomes a WebSocket.
   const wss = new WebSocketServer({
     server: secure,
     path: '/graphql',
     maxPayload: MAX_FRAME_BYTES,
-    verifyClient: (info, done) => {
-      if (app.carShareOf(info.req)) return done(true);
-      const requestId = info.req.headers['request-id'];
-      done(false, statusOf.NotFound, unknownHostBody(opts.publicUrl, info.req.headers.host), {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Request-Id':
-          typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
-      });
-    },
+    verifyClient: (info, done) => void verify(info, done),
   });
+  // CONTRACT §19: an upgrade to a host naming no car share (UNKNOWN_HOST=reject) is refused with 404; §23: a
+  // suspended car share's with 403, once every change committed before it is known here.
+  async function verify(
+    info: { req: http.IncomingMessage },
+    done: (ok: boolean, status?: number, message?: string, headers?: http.OutgoingHttpHeaders) => void,
+  ): Promise<void> {
+    await app.carShares.settled();
+    const carShare = app.carShareOf(info.req);
+    // CONTRACT §23: a suspended car share's upgrade is refused with 403 before it becomes a WebSocket.
+    if (carShare && isSuspended(carShare))
+      return done(false, 403, JSON.stringify(suspendedStatus(carShare)), {
+        'Content-Type': 'application/json; charset=utf-8',
+      });
+    if (carShare) return done(true);
+    const requestId = info.req.headers['request-id'];
+    done(false, statusOf.NotFound, unknownHostBody(opts.publicUrl, info.req.headers.host), {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Request-Id':
+        typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
+    });
+  }
+  const openSockets = socketsByCarShare();
   // The token subject each connection was opened with, in its car share, for the rate limits (CONTRACT §20, §28).
   const subjects = new WeakMap<object, ConnectionSubject>();
   // The car share each connection's upgrade addressed (CONTRACT §19): every operation on it runs there.
@@ -157,8 +170,14 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
         try {
           // CONTRACT §8: a missing token closes the connection like a bad one.
           if (typeof auth !== 'string' || auth.trim() === '') throw new Error('no token');
+          await app.carShares.settled();
           const carShare = app.carShareOf(ctx.extra.request);
           if (!carShare) throw new Error('no car share at this host');
+          // Suspended between its upgrade and its connection_init.
+          if (isSuspended(carShare)) {
+            ctx.extra.socket.close(SUSPENDED_CLOSE, 'Car share suspended');
+            return false;
+          }
           carShares.set(ctx, carShare);
           const { actor } = await app.contextFor(auth, carShare);
           subjects.set(ctx, { subject: callerSubjectOf(actor, carShare), carShare });
@@ -206,9 +225,16 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   // graphql-ws prints every socket error to stderr as an "internal error" of ours, with its stack. The errors ws
   // emits are the client's protocol faults (a frame over the limit, bad UTF-8), each already answered by closing
   // with its code (1009, 1007): its listener (registered before this one) gives way to one that ignores them.
-  wss.on('connection', (socket) => {
+  wss.on('connection', (socket, req) => {
     socket.removeAllListeners('error');
     socket.on('error', () => undefined);
+    const carShare = app.carShareOf(req);
+    if (carShare) openSockets.add(carShare.id, socket);
+  });
+  // CONTRACT §23: when a car share is suspended (here or, through its NOTIFY, on another instance), its open
+  // connections close with 4403.
+  app.carShares.onChange((id) => {
+    if (isSuspended(app.carShares.byId(id))) openSockets.closeAll(id, SUSPENDED_CLOSE, 'Car share suspended');
   });
 
   const port = await listenOn(secure, opts.port, opts.host);

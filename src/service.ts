@@ -100,6 +100,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       },
       log,
     );
+    const heard = carShareListener;
+    carShares.listenWith(() => heard.sync());
     await bootstrap(db.orm, {
       carShare: carShares.default,
       email: config.OPS_EMAIL,
@@ -180,9 +182,16 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         log,
         metrics,
         changed: (carShareId) => app.changed('webhooks', carShareId),
+        isSuspended: (carShareId) => carShares.byId(carShareId)?.status === 'Suspended',
         ...deliverySettings(config),
         ...(opts.webhooks || {}),
       });
+
+    // A car share reactivated (here, or on another instance: its NOTIFY) has its due deliveries looked for now
+    // (CONTRACT §23: within 60 s), not at the next poll.
+    carShares.onChange((id) => {
+      if (carShares.byId(id)?.status === 'Active') delivery?.wake(id);
+    });
 
     return {
       port: listeners.port,

@@ -1,6 +1,7 @@
 // Who is calling: built from a bearer token by the authorization server, or directly by tests.
 
-export const roles = ['user', 'ops'] as const;
+// `platform` (CONTRACT §22): held only by accounts of the default car share; it lets its holder grant scope `platform`.
+export const roles = ['user', 'ops', 'platform'] as const;
 export type Role = (typeof roles)[number];
 
 export const scopes = [
@@ -20,6 +21,7 @@ export const scopes = [
   'webhooks:write',
   'reports:read',
   'ops',
+  'platform',
   'openid',
   'profile',
   'email',

@@ -1,5 +1,5 @@
 // The scope catalogue: what each scope grants, in the words the consent page shows (CONTRACT §4).
-import { apiScopes, type Scope, scopes } from './actor.js';
+import { apiScopes, type Role, type Scope, scopes } from './actor.js';
 
 export const scopeDescriptions = {
   'account:read': 'See your account, your profile and the evidence of your own verifications',
@@ -18,6 +18,7 @@ export const scopeDescriptions = {
   'webhooks:write': 'Create and manage your webhook subscriptions',
   'reports:read': 'Read network-wide data and the summary report (operators and client applications only)',
   ops: 'Act with your operator privileges',
+  platform: 'Administer the car shares of the platform (platform operators only)',
   openid: 'Know who you are (your account id)',
   profile: 'See your name',
   email: 'See your e-mail address',
@@ -35,3 +36,17 @@ export const isOidcScope = (s: string): s is Scope => (oidcScopes as readonly st
 export const splitScope = (scope: string | undefined | null): string[] => [
   ...new Set((scope ?? '').split(' ').filter(Boolean)),
 ];
+
+/**
+ * The scopes only a holder of a role may grant (CONTRACT §4, §22): for anyone else they are refused at consent,
+ * never asked again and never reach a token.
+ */
+export const roleBoundScopes = { ops: 'ops', platform: 'platform' } as const satisfies Partial<
+  Record<Scope, Role>
+>;
+
+/** Whether an account with these roles may grant `scope`. */
+export function mayGrant(scope: string, accountRoles: readonly string[]): boolean {
+  const role = (roleBoundScopes as Record<string, Role | undefined>)[scope];
+  return role === undefined || accountRoles.includes(role);
+}

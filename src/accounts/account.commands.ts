@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { actorClass, roles as allRoles, isSelf, type Role } from '../access/actor.js';
 import { deleteOAuthRows } from '../access/revocation.js';
+import { inDefaultCarShare } from '../carshares/default-car-share.js';
 import { recordEvent } from '../events/outbox.js';
 import type { CommandContext } from '../graphql/context.js';
 import { DomainError, fieldLabel, forbidden, notFound } from '../shared/errors.js';
@@ -36,6 +37,14 @@ function checkRoles(check: Check, field: string, roles: string[] | null | undefi
   ];
 }
 
+/** Role `platform` is held only by accounts of the default car share (CONTRACT §22): elsewhere 400 naming Roles. */
+async function refusePlatformRoleOutsideDefault(em: EntityManager, roles: Role[] | undefined): Promise<void> {
+  if (!roles?.includes('platform') || (await inDefaultCarShare(em))) return;
+  const check = new Check();
+  check.add('InvalidValue', 'roles', 'Roles: platform is held only by accounts of the default car share');
+  check.throwIfAny();
+}
+
 async function flushUnique(em: EntityManager, what: string): Promise<void> {
   try {
     await em.flush();
@@ -63,6 +72,7 @@ export async function createUserAccount(
   check.throwIfAny();
   if (roles?.some((r) => r !== 'user') && !canAdministerAccounts(ctx.actor))
     throw forbidden('Only operators and client applications with users:write may assign roles');
+  await refusePlatformRoleOutsideDefault(ctx.em, roles);
 
   if (await ctx.em.findOne(UserAccount, { username: username! }))
     throw new DomainError('AlreadyExists', 'An account with this username already exists', {
@@ -171,6 +181,7 @@ export async function updateUserAccount(
   if (input.password != null && !admin && check.required('currentPassword', input.currentPassword))
     await checkCurrentPassword(ctx, check, account, input.currentPassword!);
   check.throwIfAny();
+  await refusePlatformRoleOutsideDefault(ctx.em, roles);
 
   const now = ctx.clock.now();
   if (username !== undefined) {

@@ -9,11 +9,11 @@ import { carShareOption } from '../carshares/car-share.cli.js';
 import type { Database } from '../db/database.js';
 import { carShareEm } from '../db/scope.js';
 import { systemClock } from '../shared/clock.js';
-import { type OptionNames, requireOptions } from '../shared/command-line.js';
+import { type OptionNames, requireOptions, UsageError } from '../shared/command-line.js';
 import { createUserAccount } from './account.commands.js';
 import { accountsModule } from './accounts.resolvers.js';
 
-export const createUserUsage = `npm run admin -- create-user --username U --password P [--ops] [--car-share ID|URL]
+export const createUserUsage = `npm run admin -- create-user --username U --password P [--ops] [--platform] [--car-share ID|URL]
                    [--first-name F] [--last-name L]   (default: from the username, ada.lovelace@… → Ada Lovelace)`;
 
 /** The option that feeds each field of the command, for its refusals (CONTRACT §27). */
@@ -24,6 +24,10 @@ export const createUserOptions: OptionNames = {
   lastName: '--last-name',
   roles: '--ops',
 };
+
+/** `--platform` names a role only the default car share's accounts hold (CONTRACT §22): a usage error elsewhere. */
+export const platformOutsideDefault =
+  '--platform: role platform is held only by accounts of the default car share';
 
 const capitalised = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -53,6 +57,7 @@ export function createUserArgs(args: string[]) {
       'first-name': { type: 'string' },
       'last-name': { type: 'string' },
       ops: { type: 'boolean', default: false },
+      platform: { type: 'boolean', default: false },
       ...carShareOption,
     },
   });
@@ -63,12 +68,13 @@ export function createUserArgs(args: string[]) {
 export async function createUserFromCli(
   db: Pick<Database, 'orm'>,
   args: string[],
-  carShareId: string,
+  carShare: { id: string; isDefault: boolean },
 ): Promise<{ Id: string; Username: string; Roles: string[] }> {
   const values = createUserArgs(args);
+  if (values.platform && !carShare.isDefault) throw new UsageError(platformOutsideDefault);
   const derived = namesFromUsername(values.username ?? '');
   const account = await changeFromCommandLine(
-    carShareEm(db.orm, carShareId),
+    carShareEm(db.orm, carShare.id),
     systemClock,
     { action: 'createUserAccount', audit: accountsModule.audit },
     (ctx) =>
@@ -77,7 +83,11 @@ export async function createUserFromCli(
         password: values.password ?? null,
         firstName: values['first-name'] ?? derived.firstName,
         lastName: values['last-name'] ?? derived.lastName,
-        roles: values.ops ? ['user', 'ops'] : ['user'],
+        roles: [
+          'user',
+          ...(values.ops ? (['ops'] as const) : []),
+          ...(values.platform ? (['platform'] as const) : []),
+        ],
       }),
   );
   return { Id: account.id, Username: account.username, Roles: account.roles };

@@ -15,6 +15,8 @@ export const auditSubjectTypes = [
   'Verification',
   'ClientApplication',
   'WebhookSubscription',
+  // The car share itself, suspended or reactivated by the platform (§22).
+  'CarShare',
 ] as const;
 export type AuditSubjectType = (typeof auditSubjectTypes)[number];
 

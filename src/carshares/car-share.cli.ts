@@ -9,6 +9,7 @@ import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { createCarShare } from './car-share.commands.js';
 import { type CarShare, hostKey } from './car-share.js';
+import { reactivateCarShare, suspendCarShare } from './car-share.lifecycle.js';
 import { loadCarShares } from './registry.js';
 
 export const createCarShareUsage =
@@ -121,4 +122,66 @@ export async function carShareFromCli(
       { field: 'carShare' },
     );
   return found;
+}
+
+export const suspendCarShareUsage = 'npm run admin -- suspend-car-share --car-share ID|URL [--reason R]';
+export const reactivateCarShareUsage = 'npm run admin -- reactivate-car-share --car-share ID|URL';
+export const lifecycleOptions: OptionNames = { carShare: '--car-share', reason: '--reason' };
+
+export function suspendCarShareArgs(args: string[]) {
+  const { values } = parseArgs({ args, options: { ...carShareOption, reason: { type: 'string' } } });
+  requireOptions(values, ['car-share']);
+  return values;
+}
+
+export function reactivateCarShareArgs(args: string[]) {
+  const { values } = parseArgs({ args, options: carShareOption });
+  requireOptions(values, ['car-share']);
+  return values;
+}
+
+/** The car share after a change of state, as the command prints it. */
+const stateOf = (c: CarShare) => ({
+  Id: c.id,
+  BaseUrl: c.baseUrl,
+  Name: c.name,
+  Status: c.status,
+  SuspendedReason: c.suspendedReason ?? null,
+  SuspendedDateUtc: c.suspendedDateUtc?.toISOString() ?? null,
+});
+
+/**
+ * A refused change of state names the option that chose the car share (§22: exit 1, nothing changed): the default
+ * car share, or one already in the state asked for.
+ */
+async function onCarShare(ref: string, change: () => Promise<CarShare>) {
+  try {
+    return stateOf(await change());
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === 'InvalidStateTransition' || err.code === 'Conflict'))
+      throw new DomainError(err.code, `--car-share ${ref}: ${err.message}`, {
+        field: 'carShare',
+        ...(err.details.meta ? { meta: err.details.meta } : {}),
+      });
+    throw err;
+  }
+}
+
+export async function suspendCarShareFromCli(db: Pick<Database, 'orm'>, args: string[], publicUrl: string) {
+  const values = suspendCarShareArgs(args);
+  const ref = values['car-share'] ?? '';
+  const { id } = await carShareFromCli(db.orm, ref, publicUrl);
+  return onCarShare(ref, () =>
+    suspendCarShare(db.orm, id, values.reason ?? null, { actorType: 'Cli' }, new Date()),
+  );
+}
+
+export async function reactivateCarShareFromCli(
+  db: Pick<Database, 'orm'>,
+  args: string[],
+  publicUrl: string,
+) {
+  const ref = reactivateCarShareArgs(args)['car-share'] ?? '';
+  const { id } = await carShareFromCli(db.orm, ref, publicUrl);
+  return onCarShare(ref, () => reactivateCarShare(db.orm, id, { actorType: 'Cli' }, new Date()));
 }

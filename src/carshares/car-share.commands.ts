@@ -51,7 +51,7 @@ export function checkBaseUrl(
 }
 
 /** Puts the transaction of `em` in the car share's scope: its setting, then (last) the app role, as carShareEm. */
-async function enterScope(em: EntityManager, carShareId: string, role: boolean): Promise<void> {
+export async function enterScope(em: EntityManager, carShareId: string, role: boolean): Promise<void> {
   const appRole = currentAppRole();
   const set = `set local ${CAR_SHARE_SETTING} = '${carShareId}'`;
   const sql = role && appRole ? `${set}; set local role "${appRole.replaceAll('"', '""')}"` : set;

@@ -20,6 +20,9 @@ export interface CarShare {
   host: string;
   name: string;
   status: CarShareStatus;
+  /** Why and since when it is suspended (CONTRACT §22, §23); null while Active (absent where not read). */
+  suspendedReason?: string | null;
+  suspendedDateUtc?: Date | null;
   isDefault: boolean;
   limits: CarShareLimits;
   /** `{baseUrl}/api/oauth` (§21). */

@@ -20,23 +20,38 @@ export interface CarShareRegistry {
   refresh(): Promise<void>;
   /** Told the Id of each car share that was added, changed or went away, after a refresh. */
   onChange(fn: (id: string) => void): void;
+  /**
+   * Resolves once every change committed before the call, on any instance, is in this registry: the listening
+   * connection's barrier (its NOTIFYs handled), then the refresh they started. Requests wait for it before their
+   * car share is read, so a suspension is in force everywhere by the time its answer is sent (CONTRACT §23, §26).
+   * Callers in one turn of the event loop share one barrier; without a listener it resolves at once.
+   */
+  settled(): Promise<void>;
+  /** The barrier of the connection that hears this registry's NOTIFYs. */
+  listenWith(barrier: () => Promise<void>): void;
 }
 
-interface CarShareRow {
+/** Waiting on a barrier longer than this serves the request by what is known (a database that stopped answering). */
+const SETTLE_MAX_MS = 2000;
+
+export interface CarShareRow {
   id: string;
   base_url: string;
   host: string;
   name: string;
   status: CarShareStatus;
+  suspended_reason: string | null;
+  suspended_date_utc: Date | string | null;
   is_default: boolean;
   limits: CarShareLimits | null;
 }
 
 // The default first, then in the order they were made (list-car-shares shows them so).
-const SELECT = `select id, base_url, host, name, status, is_default, limits from car_share
+const SELECT = `select id, base_url, host, name, status, suspended_reason, suspended_date_utc, is_default, limits
+  from car_share
   order by is_default desc, created_date_utc, id`;
 
-function fromRow(r: CarShareRow, publicUrl: string): CarShare {
+export function fromRow(r: CarShareRow, publicUrl: string): CarShare {
   const baseUrl = r.is_default ? publicUrl : r.base_url;
   return {
     id: r.id,
@@ -44,6 +59,8 @@ function fromRow(r: CarShareRow, publicUrl: string): CarShare {
     host: r.is_default ? hostKey(new URL(publicUrl).host) : r.host,
     name: r.name,
     status: r.status,
+    suspendedReason: r.suspended_reason,
+    suspendedDateUtc: r.suspended_date_utc === null ? null : new Date(r.suspended_date_utc),
     isDefault: r.is_default,
     limits: r.limits ?? {},
     issuer: issuerOf(baseUrl),
@@ -54,6 +71,17 @@ function fromRow(r: CarShareRow, publicUrl: string): CarShare {
 export async function loadCarShares(orm: Orm, publicUrl: string): Promise<CarShare[]> {
   const rows = await deploymentSql<CarShareRow>(orm, SELECT);
   return rows.map((r) => fromRow(r, publicUrl));
+}
+
+/**
+ * The registries open on each database in this process: a change made here (suspending a car share) refreshes them
+ * before its command returns, so this instance answers by the new state at once; other instances hear the NOTIFY.
+ */
+const openOn = new WeakMap<Orm, Set<CarShareRegistry>>();
+
+/** Reads every car share again in each registry of this process open on `orm` (none in the command line). */
+export async function refreshRegistriesOn(orm: Orm): Promise<void> {
+  await Promise.all([...(openOn.get(orm) ?? [])].map((r) => r.refresh()));
 }
 
 export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise<CarShareRegistry> {
@@ -85,7 +113,48 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     return next;
   };
   await refresh();
-  return {
+  let barrier: (() => Promise<void>) | undefined;
+  let inFlight: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  // Coalesced as the token cache's barrier is (src/access/token.cache.ts): callers share one that started after
+  // they called, sent at the end of the turn.
+  const sync = (): Promise<void> => {
+    if (queued) return queued;
+    const next = (inFlight ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => new Promise<void>((ok) => setImmediate(ok)))
+      .then(() => {
+        queued = undefined;
+        const p = barrier ? barrier() : Promise.resolve();
+        inFlight = p;
+        void p
+          .catch(() => undefined)
+          .finally(() => {
+            if (inFlight === p) inFlight = undefined;
+          });
+        return p;
+      });
+    queued = next;
+    return next;
+  };
+  const settled = async (): Promise<void> => {
+    if (!barrier) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((ok) => {
+      timer = setTimeout(ok, SETTLE_MAX_MS);
+    });
+    try {
+      await Promise.race([
+        sync()
+          .then(() => loading)
+          .catch(() => undefined),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const registry: CarShareRegistry = {
     byHost: (host) => byHost.get(hostKey(host)),
     byId: (id) => byId.get(id),
     get default() {
@@ -94,7 +163,14 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     all: () => [...byId.values()],
     refresh,
     onChange: (fn) => void listeners.push(fn),
+    settled,
+    listenWith: (b) => {
+      barrier = b;
+    },
   };
+  const open = openOn.get(orm) ?? new Set();
+  openOn.set(orm, open.add(registry));
+  return registry;
 }
 
 /** Announces a change to a car share to every instance, when (and only if) the transaction of `em` commits. */

@@ -4,6 +4,7 @@
 import { scopes } from '../access/actor.js';
 import { deleteOAuthRows } from '../access/revocation.js';
 import { isScope } from '../access/scope.catalogue.js';
+import { inDefaultCarShare } from '../carshares/default-car-share.js';
 import { carShareIdOf } from '../db/car-share-condition.js';
 import { runSql } from '../db/rows.js';
 import type { CommandContext } from '../graphql/context.js';
@@ -50,12 +51,24 @@ function check(input: ClientApplicationInput, creating: boolean, current?: Clien
   c.throwIfAny();
 }
 
+/** Scope `platform` is for the default car share's applications only (CONTRACT §22): elsewhere 400 naming it. */
+async function refusePlatformScopeOutsideDefault(
+  ctx: CommandContext,
+  input: ClientApplicationInput,
+): Promise<void> {
+  if (!input.allowedScopes?.includes('platform') || (await inDefaultCarShare(ctx.em))) return;
+  const c = new Check();
+  c.add('InvalidValue', 'allowedScopes', 'AllowedScopes: platform is only for the default car share');
+  c.throwIfAny();
+}
+
 export async function createClientApplication(
   ctx: CommandContext,
   input: ClientApplicationInput,
   opts: { isFirstParty?: boolean; clientId?: string; secret?: string } = {},
 ): Promise<WithSecret> {
   check(input, true);
+  await refusePlatformScopeOutsideDefault(ctx, input);
   const now = ctx.clock.now();
   const secret = opts.secret ?? newClientSecret();
   const app = ctx.em.create(ClientApplication, {
@@ -91,6 +104,7 @@ export async function updateClientApplication(
 ): Promise<ClientApplication> {
   const app = await load(ctx, id);
   check(input, false, app);
+  await refusePlatformScopeOutsideDefault(ctx, input);
   if (input.name != null) app.name = input.name.trim();
   if (input.description !== undefined) app.description = input.description?.trim() || null;
   if (input.grantTypes != null) app.grantTypes = [...new Set(input.grantTypes as ClientGrantType[])];

@@ -61,6 +61,8 @@ export interface DeliveryOptions {
    * subscriptions go stale (src/app.ts).
    */
   changed?: ((carShareId: string) => Promise<void>) | undefined;
+  /** Whether a car share is suspended now (CONTRACT §23): its claimed deliveries are not sent. */
+  isSuspended?: ((carShareId: string) => boolean) | undefined;
 }
 
 export interface DeliveryRuntime {
@@ -141,6 +143,7 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
     userAgent: userAgent(),
     onOutcome: o.metrics ? webhookMetrics(o.metrics, orm, clock) : undefined,
     changed: o.changed,
+    isSuspended: o.isSuspended,
   });
   const retentionMs = o.retentionMs ?? 30 * DAY_MS;
   const sweep = setInterval(() => {

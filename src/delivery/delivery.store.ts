@@ -72,9 +72,12 @@ export async function claimDue(
     em,
     // The due rows are locked once, in a materialised step: as the inner side of a join the locking scan could be
     // run again and skip the rows it had itself just locked, claiming fewer than are free.
+    // A suspended car share's deliveries are never claimed (CONTRACT §23), however the worker came to look: a
+    // NOTIFY naming it, a lane left from before, another instance that has not heard yet.
     `with due as materialized (select "id" from "webhook_delivery"
         where "car_share_id" = ? and "status" = 'Pending' and "next_attempt_date_utc" <= ?
           and ("locked_until_utc" is null or "locked_until_utc" <= ?)
+          and exists (select 1 from "car_share" c where c."id" = ? and c."status" = 'Active')
         order by "next_attempt_date_utc" limit ? for update skip locked)
       update "webhook_delivery" d set "locked_by" = ?, "locked_until_utc" = ?
       from due where d."car_share_id" = ? and d."id" = due."id"
@@ -86,6 +89,7 @@ export async function claimDue(
       carShareId,
       opts.now,
       opts.now,
+      carShareId,
       opts.limit,
       token,
       new Date(opts.now.getTime() + opts.leaseMs),

@@ -64,6 +64,8 @@ export interface WorkerOptions {
    * time to live.
    */
   changed?: ((carShareId: string) => Promise<void>) | undefined;
+  /** Whether a car share is suspended now (the instance's registry): its queued claims are handed back unsent. */
+  isSuspended?: ((carShareId: string) => boolean) | undefined;
 }
 
 /** Rounds of slots claimed ahead: claims (a round-trip each) overlap the sending instead of pausing it. */
@@ -233,6 +235,12 @@ export class DeliveryWorker {
       let lane: Lane | undefined;
       for (const l of this.#lanes.values()) {
         if (l.queue.length === 0) continue;
+        // Suspended since its claim (CONTRACT §23): nothing more is sent; the claims go back for after reactivation.
+        if (this.#o.isSuspended?.(l.id)) {
+          this.#expired.push(...l.queue.splice(0).map((q) => q.claimed));
+          l.dry = true;
+          continue;
+        }
         const may =
           l.sending === 0
             ? this.#sending < concurrency + this.#reserve

@@ -2,6 +2,7 @@
 // so workers start within milliseconds and caches drop what changed; polling stays as the fallback. Reconnects
 // on its own after a dropped connection.
 import pg from 'pg';
+import { syncBarrier } from '../access/sync.barrier.js';
 import type { Logger } from '../shared/log.js';
 
 export interface Listener {
@@ -54,10 +55,11 @@ export function listenForWork(
 
   void connect();
   return {
-    // PostgreSQL sends the notifications pending for a connection before it answers a query on it.
+    // PostgreSQL sends the notifications pending for a connection before it answers on it: a bare protocol Sync,
+    // no statement (src/access/sync.barrier.ts).
     async sync() {
       if (!listening) throw new Error('not listening');
-      await listening.query('select 1');
+      await syncBarrier(listening);
     },
     async close() {
       closed = true;

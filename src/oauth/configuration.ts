@@ -157,7 +157,7 @@ export function oauthConfiguration(deps: OAuthConfigDeps): Configuration {
         : await rememberedScopes(em, carShareId, account.id, String(client[APPLICATION_ID]));
       if (!scopes) return existing;
       const grant = existing ?? new provider.Grant({ accountId: account.id, clientId: client.clientId });
-      grantScopes(grant, scopes, account.roles.includes('ops'));
+      grantScopes(grant, scopes, account.roles);
       await grant.save();
       return grant;
     },

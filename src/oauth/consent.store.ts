@@ -3,22 +3,23 @@
 
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Grant } from 'oidc-provider';
-import { isApiScope, isOidcScope, splitScope } from '../access/scope.catalogue.js';
+import { isApiScope, isOidcScope, mayGrant, splitScope } from '../access/scope.catalogue.js';
 import { runRead } from '../db/rows.js';
 
 /** The API resource indicator: the audience of every access token we issue. */
 export const API_RESOURCE = 'urn:carshare:api';
 
 /**
- * Adds scopes to a grant. `ops` is granted only by an operator; for anyone else it is recorded as refused, so
- * it is never asked again and never reaches a token.
+ * Adds scopes to a grant. `ops` and `platform` are granted only by an account holding the role of that name; for
+ * anyone else they are recorded as refused, so they are never asked again and never reach a token.
  */
-export function grantScopes(grant: Grant, scopes: readonly string[], mayGrantOps: boolean): void {
+export function grantScopes(grant: Grant, scopes: readonly string[], accountRoles: readonly string[]): void {
   const oidc = scopes.filter(isOidcScope);
-  const api = scopes.filter((s) => isApiScope(s) && (s !== 'ops' || mayGrantOps));
+  const api = scopes.filter((s) => isApiScope(s) && mayGrant(s, accountRoles));
   if (oidc.length > 0) grant.addOIDCScope(oidc.join(' '));
   if (api.length > 0) grant.addResourceScope(API_RESOURCE, api.join(' '));
-  if (!mayGrantOps && scopes.includes('ops')) grant.rejectResourceScope(API_RESOURCE, 'ops');
+  for (const s of scopes)
+    if (isApiScope(s) && !mayGrant(s, accountRoles)) grant.rejectResourceScope(API_RESOURCE, s);
 }
 
 /** Everything a grant allows, OpenID and API scopes together. */

@@ -89,7 +89,8 @@ export async function ensureDashboardClient(
       description: 'The operators dashboard of this car share.',
       grantTypes: ['authorization_code'],
       redirectUris: [client.redirectUri],
-      allowedScopes: [...scopes],
+      // The dashboard is operators' own: the platform's scope is for the console (CONTRACT §22).
+      allowedScopes: scopes.filter((s) => s !== 'platform'),
       allowRefresh: true,
     },
     { isFirstParty: true, clientId: client.clientId, secret: client.clientSecret },

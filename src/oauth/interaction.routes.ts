@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
-import { isScope, scopeDescriptions } from '../access/scope.catalogue.js';
+import { isScope, mayGrant, scopeDescriptions } from '../access/scope.catalogue.js';
 import { runRead } from '../db/rows.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -84,10 +84,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const account = d.session ? await findAccount(em, carShareId, d.session.accountId) : undefined;
     if (!client || !account)
       return page(ctx, errorPage('Sign-in could not continue', 'Start again from the application.'), 400);
-    const isOps = account.roles.includes('ops');
-    const asked = missingScopes(d).filter((s) => isScope(s) && (s !== 'ops' || isOps));
-    // Only `ops` was missing and this person cannot grant it: nothing to ask; record the refusal and go on.
-    if (asked.length === 0) return allow(ctx, d, account.id, isOps);
+    const asked = missingScopes(d).filter((s) => isScope(s) && mayGrant(s, account.roles));
+    // Only `ops` or `platform` was missing and this person cannot grant it: nothing to ask; record the refusal and go
+    // on.
+    if (asked.length === 0) return allow(ctx, d, account.id, account.roles);
     const app = await runRead<{ description: string | null }>(
       em,
       'select description from client_application where car_share_id = ? and id = ?',
@@ -110,13 +110,13 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     );
   };
 
-  const allow = async (ctx: Ctx, d: Details, accountId: string, isOps: boolean) => {
+  const allow = async (ctx: Ctx, d: Details, accountId: string, accountRoles: readonly string[]) => {
     const { provider, em, carShareId } = deps.siteOf(ctx);
     const clientId = String(d.params.client_id);
     const grant =
       (d.grantId ? await provider.Grant.find(d.grantId) : undefined) ??
       new provider.Grant({ accountId, clientId });
-    grantScopes(grant, missingScopes(d), isOps);
+    grantScopes(grant, missingScopes(d), accountRoles);
     const claims = (d.prompt.details as { missingOIDCClaims?: string[] }).missingOIDCClaims;
     if (claims?.length) grant.addOIDCClaims(claims);
     const grantId = await grant.save();
@@ -209,7 +209,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const { em, carShareId } = deps.siteOf(ctx);
     const account = await findAccount(em, carShareId, d.session.accountId);
     if (!account) return page(ctx, errorPage('Sign-in could not continue', 'Start again.'), 400);
-    return allow(ctx, d, account.id, account.roles.includes('ops'));
+    return allow(ctx, d, account.id, account.roles);
   });
 
   return router;

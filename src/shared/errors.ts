@@ -16,6 +16,8 @@ export const statusOf = {
   Unauthorized: 401,
   Forbidden: 403,
   HttpsRequired: 403,
+  // The car share the request addresses is suspended (CONTRACT §23): every path but the probes, raised by the edge.
+  CarShareSuspended: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
   UnsupportedFormat: 406,
@@ -39,8 +41,13 @@ export const statusOf = {
 
 export type ResponseCode = keyof typeof statusOf;
 /** Codes only the service's edges raise (the GraphQL limits, Node's HTTP parser), never a command. */
-type EdgeCode = 'QueryTooComplex' | 'RequestHeaderFieldsTooLarge' | 'ServiceUnavailable';
+type EdgeCode =
+  | 'QueryTooComplex'
+  | 'RequestHeaderFieldsTooLarge'
+  | 'ServiceUnavailable'
+  | 'CarShareSuspended';
 const edgeCodes: ReadonlySet<string> = new Set<EdgeCode>([
+  'CarShareSuspended',
   'QueryTooComplex',
   'RequestHeaderFieldsTooLarge',
   'ServiceUnavailable',

@@ -31,6 +31,10 @@ export const errorAdvice = {
   HttpsRequired:
     'The request came over plain HTTP. Use the `https://` address: the service does not redirect, since a token ' +
     'sent in clear is already exposed; fix the address in the client.',
+  CarShareSuspended:
+    'The platform has suspended this car share: every request to its address is refused (OAuth endpoints answer ' +
+    '`access_denied`, open WebSocket connections close with 4403). Nothing is lost: tokens, secrets and webhook ' +
+    'deliveries are kept and work again once it is reactivated. Ask the car share’s operators.',
   NotFound:
     'No such route or id, or a resource the caller may not see (answered the same, on purpose, so ids cannot be ' +
     'probed). Check the path and the id, and that the token is the right user’s. `Meta.Reason: UnknownHost`: no ' +

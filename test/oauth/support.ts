@@ -12,7 +12,7 @@ import { inject } from 'vitest';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { loadConfig } from '../../src/config.js';
 import { type DashboardClient, dashboardClient } from '../../src/oauth/first-party.js';
-import { type Service, startService } from '../../src/service.js';
+import { type Service, type ServiceOptions, startService } from '../../src/service.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { freePort } from '../support/port.js';
 import { defaultCarShareId, scoped } from '../support/scope.js';
@@ -32,7 +32,7 @@ export interface OAuthService {
 }
 
 export async function startOAuthService(
-  opts: { env?: Record<string, string>; clock?: Clock } = {},
+  opts: { env?: Record<string, string>; clock?: Clock; webhooks?: ServiceOptions['webhooks'] } = {},
 ): Promise<OAuthService> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'carshare-oauth-'));
@@ -63,6 +63,7 @@ export async function startOAuthService(
     log: pino({ level: 'trace' }, sink),
     timers: false,
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
   });
   const agent = new Agent({ connect: { ca: service.cert } });
   const doFetch = (pathOrUrl: string, init: RequestInit = {}) =>

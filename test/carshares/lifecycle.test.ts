@@ -1,0 +1,157 @@
+// Suspending and reactivating a car share (CONTRACT §22, §23): the commands the platform API calls and the admin
+// command line's `suspend-car-share` / `reactivate-car-share`. Each checks the state it starts from, leaves an entry
+// in the car share's own audit trail (no ActorId), and refuses the default car share.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { reactivateCarShare, suspendCarShare } from '../../src/carshares/car-share.lifecycle.js';
+import { startTwoCarShares, type TwoCarShares } from '../oauth/two-car-shares.js';
+
+let t: TwoCarShares;
+beforeAll(async () => {
+  t = await startTwoCarShares();
+});
+afterAll(async () => t?.close());
+
+const orm = () => t.s.service.db.orm;
+const PLATFORM = { actorType: 'Platform' } as const;
+
+/** B's audit trail, as its operator reads it (GET /api/audit), newest first: the same page each time. */
+async function trailOfB(): Promise<
+  { ActorType: string; ActorId?: string; Action: string; SubjectType: string }[]
+> {
+  const token = await t.opsToken('B', 'ops');
+  const r = await t.B.fetch('/api/audit?subjecttype=CarShare', {
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+  });
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { AuditEntries: never[] }).AuditEntries;
+}
+
+describe('suspendCarShare and reactivateCarShare', () => {
+  it('change the state, refuse the wrong one with InvalidStateTransition, and write the car share’s own trail', async () => {
+    const suspended = await suspendCarShare(orm(), t.bId, '  Unpaid invoice  ', PLATFORM, new Date());
+    expect(suspended).toMatchObject({ id: t.bId, status: 'Suspended', suspendedReason: 'Unpaid invoice' });
+    expect(suspended.suspendedDateUtc).toBeInstanceOf(Date);
+    await expect(suspendCarShare(orm(), t.bId, null, PLATFORM, new Date())).rejects.toMatchObject({
+      code: 'InvalidStateTransition',
+    });
+
+    const active = await reactivateCarShare(orm(), t.bId, PLATFORM, new Date());
+    expect(active).toMatchObject({
+      id: t.bId,
+      status: 'Active',
+      suspendedReason: null,
+      suspendedDateUtc: null,
+    });
+    await expect(reactivateCarShare(orm(), t.bId, PLATFORM, new Date())).rejects.toMatchObject({
+      code: 'InvalidStateTransition',
+    });
+
+    const trail = await trailOfB();
+    expect(trail.slice(0, 2).map((e) => [e.Action, e.ActorType, e.SubjectType, e.ActorId ?? null])).toEqual([
+      ['reactivateCarShare', 'Platform', 'CarShare', null],
+      ['suspendCarShare', 'Platform', 'CarShare', null],
+    ]);
+    // The default car share's trail holds none of it.
+    const [inA] = await t.sql<{ n: string }>(
+      `select count(*) as n from audit_entry where car_share_id = ? and subject_type = 'CarShare'`,
+      [t.aId],
+    );
+    expect(Number(inA?.n)).toBe(0);
+  });
+
+  it('refuse the default car share (409 Conflict, DefaultCarShare), an unknown Id, and a reason over 1000 characters', async () => {
+    await expect(suspendCarShare(orm(), t.aId, null, PLATFORM, new Date())).rejects.toMatchObject({
+      code: 'Conflict',
+      details: { meta: { Reason: 'DefaultCarShare' } },
+    });
+    await expect(suspendCarShare(orm(), randomUUID(), null, PLATFORM, new Date())).rejects.toMatchObject({
+      code: 'NotFound',
+    });
+    await expect(reactivateCarShare(orm(), 'not-an-id', PLATFORM, new Date())).rejects.toMatchObject({
+      code: 'NotFound',
+    });
+    await expect(suspendCarShare(orm(), t.bId, 'x'.repeat(1001), PLATFORM, new Date())).rejects.toMatchObject(
+      {
+        code: 'TooLong',
+      },
+    );
+    const [row] = await t.sql<{ status: string }>('select status from car_share where id = ?', [t.bId]);
+    expect(row?.status).toBe('Active');
+  });
+});
+
+describe('npm run admin -- suspend-car-share / reactivate-car-share', () => {
+  it('suspend and reactivate by URL or Id, print JSON, and are audited as Cli', async () => {
+    const s = await admin('suspend-car-share', '--car-share', t.B.origin, '--reason', 'Maintenance');
+    expect(s.code, s.stderr).toBe(0);
+    expect(JSON.parse(s.stdout)).toMatchObject({
+      Id: t.bId,
+      Status: 'Suspended',
+      SuspendedReason: 'Maintenance',
+      SuspendedDateUtc: expect.any(String),
+    });
+    const r = await admin('reactivate-car-share', '--car-share', t.bId);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ Id: t.bId, Status: 'Active', SuspendedReason: null });
+    const trail = await trailOfB();
+    expect(trail.slice(0, 2).map((e) => [e.Action, e.ActorType])).toEqual([
+      ['reactivateCarShare', 'Cli'],
+      ['suspendCarShare', 'Cli'],
+    ]);
+  }, 120_000);
+
+  it('exit 1 naming --car-share for an unknown car share, a refused state change or the default one; 2 for usage', async () => {
+    const unknown = await admin('suspend-car-share', '--car-share', 'https://nowhere.example');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--car-share');
+    const wrongState = await admin('reactivate-car-share', '--car-share', t.B.origin);
+    expect(wrongState.code).toBe(1);
+    expect(wrongState.stderr).toContain('--car-share');
+    expect(wrongState.stderr).toContain('InvalidStateTransition');
+    const dflt = await admin('suspend-car-share', '--car-share', t.s.origin);
+    expect(dflt.code).toBe(1);
+    expect(dflt.stderr).toContain('DefaultCarShare');
+    expect(dflt.stderr).toContain('--car-share');
+    for (const r of [
+      await admin('suspend-car-share'),
+      await admin('reactivate-car-share', '--reason', 'x'),
+    ]) {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('suspend-car-share --car-share ID|URL [--reason R]');
+    }
+    const rows = await t.sql<{ status: string }>(
+      'select status from car_share where id in (?, ?) order by is_default desc',
+      [t.aId, t.bId],
+    );
+    expect(rows.map((x) => x.status)).toEqual(['Active', 'Active']);
+  }, 120_000);
+});
+
+const root = resolve(import.meta.dirname, '../..');
+
+function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/root',
+        DATABASE_URL: inject('databaseUrl'),
+        PUBLIC_URL: t.s.origin,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += String(d);
+    });
+    child.stderr.on('data', (d) => {
+      stderr += String(d);
+    });
+    child.once('exit', (code) => done({ code, stdout, stderr }));
+  });
+}
