@@ -2,6 +2,7 @@
 // `platform_audit_entry`, a platform table (§24 rule 1) that names the car share in `about_car_share_id`, so it
 // outlives a deleted car share. Written as the DATABASE_URL user, read with `platformAudit`.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isCommandLine } from '../access/actor.js';
 import { runIn } from '../carshares/car-share.row.js';
 import type { Orm } from '../db/orm.js';
 import { deploymentEm } from '../db/scope.js';
@@ -23,6 +24,7 @@ export async function recordPlatformAudit(
   ctx: Pick<Context, 'actor' | 'clock' | 'requestId'>,
   a: PlatformAction,
 ): Promise<void> {
+  const cli = isCommandLine(ctx.actor);
   await runIn(
     em,
     `insert into platform_audit_entry (id, occurred_date_utc, actor_id, actor_type, action, subject_type, subject_id,
@@ -30,12 +32,13 @@ export async function recordPlatformAudit(
     [
       newId(),
       ctx.clock.now(),
-      ctx.actor.id,
-      ctx.actor.kind === 'clientapplication' ? 'ClientApplication' : 'UserAccount',
+      // The admin command line is no account or application, and answers no request (CONTRACT §27).
+      cli ? null : ctx.actor.id,
+      cli ? 'Cli' : ctx.actor.kind === 'clientapplication' ? 'ClientApplication' : 'UserAccount',
       a.action,
       a.subjectType,
       a.subjectId,
-      ctx.requestId,
+      cli ? null : ctx.requestId,
       a.carShareId,
     ],
   );

@@ -1,6 +1,8 @@
 // The platform API over HTTPS (CONTRACT §22): a caller holding the scope `platform` in the default car share, and
 // requests to any car share's host on the one loopback service.
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
 import { PUBLIC_URL, type RestEnv } from '../rest-facade/support.js';
 import { atHost } from '../support/car-shares.js';
@@ -50,4 +52,15 @@ export async function createCarShare(
   });
   if (r.status !== 201) throw new Error(`create ${name}: ${r.status} ${r.text}`);
   return r.json as { CarShare: Record<string, any>; InitialOperator: Record<string, any> };
+}
+
+/** A statement as the test database's owner (no row-level security): what is really stored. */
+export async function stored<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: inject('databaseUrl') });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
 }
