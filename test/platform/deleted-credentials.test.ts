@@ -190,7 +190,10 @@ describe('a deleted car share’s host given to a new car share', () => {
     // The default car share and an unknown one are refused, naming --car-share.
     const dflt = await admin('delete-car-share', '--car-share', s.origin, '--confirm', 'localhost');
     expect(dflt.code).toBe(1);
-    expect(JSON.parse(dflt.stderr)).toMatchObject({ ErrorCode: 'Conflict', Meta: { Reason: 'DefaultCarShare' } });
+    expect(JSON.parse(dflt.stderr)).toMatchObject({
+      ErrorCode: 'Conflict',
+      Meta: { Reason: 'DefaultCarShare' },
+    });
     const unknown = await admin('delete-car-share', '--car-share', randomUUID(), '--confirm', 'x');
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stderr).Message).toContain('--car-share');

@@ -237,6 +237,16 @@ describe('the platform API', () => {
     );
   });
 
+  it('the platform API describes itself at /platform/api/openapi.json, on the default host only', async () => {
+    const doc = await at(env, DEFAULT_HOST, 'GET', '/platform/api/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.json.paths)).toEqual(
+      expect.arrayContaining(['/platform/api/carshares', '/platform/api/carshares/{Id}', '/platform/api/audit']),
+    );
+    expect(JSON.stringify(doc.json.paths)).not.toContain('"/api/cars"');
+    expect((await atHost(env.service.port, 'alpha.localhost', '/platform/api/openapi.json')).status).toBe(404);
+  });
+
   it('the same operations are GraphQL fields of the default car share’s schema', async () => {
     const token = platform();
     const made = await gqlAt(

@@ -2,6 +2,8 @@
 // refused first), and delete: only a suspended car share; after the 204 its Id and host are unknown at once, no
 // delivery is left to attempt, its rows are purged within 60 s, and its host may be given to a new car share.
 import { describe, expect, it } from 'vitest';
+import { deleteCarShare, purgeDeletedCarShares } from '../../src/carshares/car-share.deletion.js';
+import { suspendCarShare } from '../../src/carshares/car-share.lifecycle.js';
 import { REST_CAR, useRest } from '../rest-facade/support.js';
 import { asOps, asUser } from '../support/actors.js';
 import { waitFor } from '../support/wait.js';
@@ -167,6 +169,22 @@ describe('suspending, reactivating and deleting a car share', () => {
     const now = await at(env, 'mike.localhost', 'GET', '/', { headers: { Accept: 'application/json' } });
     expect(now.json.CarShareId).toBe(again.CarShare.Id);
   }, 90_000);
+
+  it('the host is free the moment the deletion commits, before any purge has run', async () => {
+    const id = (await createCarShare(env, token(), 'oscar')).CarShare.Id;
+    const orm = env.service.db.orm;
+    await suspendCarShare(orm, id, 'closing', { actorType: 'Cli' }, new Date());
+    // Deleted as the command line deletes, without starting a purge: every row of it is still there.
+    await deleteCarShare(orm, id, { actorType: 'Cli' }, new Date());
+    expect(Object.keys(await rowsOf(id))).toContain('user_account');
+    const again = await createCarShare(env, token(), 'oscar');
+    expect(again.CarShare.Id).not.toBe(id);
+    const there = await at(env, 'oscar.localhost', 'GET', '/', { headers: { Accept: 'application/json' } });
+    expect(there.json.CarShareId).toBe(again.CarShare.Id);
+    expect(await purgeDeletedCarShares(orm)).toEqual([id]);
+    expect(await rowsOf(id)).toEqual({});
+    expect(Object.keys(await rowsOf(again.CarShare.Id))).toContain('user_account');
+  });
 
   it('deleteCarShare is a GraphQL field too, with the same rules', async () => {
     const id = (await createCarShare(env, token(), 'november')).CarShare.Id;
