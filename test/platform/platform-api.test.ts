@@ -237,14 +237,69 @@ describe('the platform API', () => {
     );
   });
 
+  it('bad input is a 4xx naming the field, never a 5xx', async () => {
+    const alpha = (await P('GET', '/carshares?host=alpha.localhost')).json.CarShares[0];
+    const cases: [string, string, unknown, string][] = [
+      ['PUT', `/carshares/${alpha.Id}/suspend`, { Reason: 'x'.repeat(1001) }, 'Reason'],
+      ['PATCH', `/carshares/${alpha.Id}`, { Name: 'x'.repeat(101) }, 'Name'],
+      ['PATCH', `/carshares/${alpha.Id}`, { Limits: { AuthPerMinute: 'many' } }, 'Limits.AuthPerMinute'],
+      ['PATCH', `/carshares/${alpha.Id}`, { Limits: { AuthPerMinute: 2 ** 40 } }, 'Limits.AuthPerMinute'],
+      [
+        'POST',
+        '/carshares',
+        {
+          BaseUrl: `https://${'a'.repeat(3000)}.example`,
+          Name: 'Long',
+          Operator: { Username: 'o@l.example' },
+        },
+        'BaseUrl',
+      ],
+      ['POST', '/carshares', { BaseUrl: 'https://n.localhost', Name: 'No operator' }, 'Operator.Username'],
+      [
+        'POST',
+        '/carshares',
+        {
+          BaseUrl: 'https://n.localhost',
+          Name: 'x',
+          Operator: { Username: 'o@n.example', Password: 'short' },
+        },
+        'Name',
+      ],
+      [
+        'POST',
+        `/carshares/${alpha.Id}/operators`,
+        { Username: 'weak@alpha.example', Password: 'short' },
+        'Password',
+      ],
+      ['GET', '/carshares?status=Gone', undefined, 'Status'],
+      ['GET', '/audit?fromutc=2026-01-02T00:00:00Z&toutc=2026-01-01T00:00:00Z', undefined, 'FromUtc'],
+      ['GET', '/audit?carshareid=nope', undefined, 'CarShareId'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const r = await P(method, path, body);
+      expect(r.status, `${method} ${path}`).toBe(400);
+      expect(
+        r.json.ResponseStatus.Errors.map((e: { FieldName: string }) => e.FieldName),
+        path,
+      ).toContain(field);
+    }
+    expect((await P('GET', `/carshares/${alpha.Id}`)).json.CarShare.Status).toBe('Active');
+  });
+
   it('the platform API describes itself at /platform/api/openapi.json, on the default host only', async () => {
     const doc = await at(env, DEFAULT_HOST, 'GET', '/platform/api/openapi.json');
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.json.paths)).toEqual(
-      expect.arrayContaining(['/platform/api/carshares', '/platform/api/carshares/{Id}', '/platform/api/audit']),
+      expect.arrayContaining([
+        '/platform/api/carshares',
+        '/platform/api/carshares/{Id}',
+        '/platform/api/audit',
+      ]),
     );
     expect(JSON.stringify(doc.json.paths)).not.toContain('"/api/cars"');
-    expect((await atHost(env.service.port, 'alpha.localhost', '/platform/api/openapi.json')).status).toBe(404);
+    expect((await atHost(env.service.port, 'alpha.localhost', '/platform/api/openapi.json')).status).toBe(
+      404,
+    );
   });
 
   it('the same operations are GraphQL fields of the default car share’s schema', async () => {
