@@ -7,6 +7,7 @@ import { reactivateCarShare, suspendCarShare } from '../carshares/car-share.life
 import type { Orm } from '../db/orm.js';
 import type { Context } from '../graphql/context.js';
 import type { DomainModule } from '../graphql/module.js';
+import { Check } from '../shared/validation.js';
 import {
   addOperatorForPlatform,
   type CreateCarShareArgs,
@@ -77,6 +78,7 @@ export function createPlatformModule(settings: PlatformSettings | undefined): Do
       }),
       suspendCarShare: guard(async (args: { id: string; input?: { reason?: string | null } | null }, ctx) => {
         const reason = args.input?.reason?.trim() || null;
+        new Check().length('input.reason', reason, 0, 1000).throwIfAny();
         await lifecycle(orm(), ctx, args.id, 'suspendCarShare', () =>
           suspendCarShare(orm(), args.id, reason, byPlatform, ctx.clock.now()),
         );

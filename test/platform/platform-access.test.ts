@@ -4,7 +4,7 @@
 // verifications, feedback, webhooks, client applications, audit or secrets, the default car share's included.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiScopes } from '../../src/access/actor.js';
+import { type Actor, apiScopes } from '../../src/access/actor.js';
 import { useRest } from '../rest-facade/support.js';
 import { asClient, asOps } from '../support/actors.js';
 import { at, createCarShare, DEFAULT_HOST, gqlAt, platformClient, platformUser, stored } from './support.js';
@@ -129,7 +129,14 @@ describe('the platform API’s callers', () => {
       const anon = await at(env, DEFAULT_HOST, method, path, { body });
       expect(anon.status, `${method} ${path}`).toBe(401);
       expect(anon.headers.get('www-authenticate')).toBe('Bearer realm="carshare"');
-      for (const actor of [asOps(defaultOperator), asClient(apiScopes), asOps(randomUUID(), ['ops'])]) {
+      // The scope without the role (a token cannot carry one, but the check does not trust that) is no platform.
+      const scopeOnly = { ...asOps(), scopes: [...apiScopes, 'platform'] } as unknown as Actor;
+      for (const actor of [
+        asOps(defaultOperator),
+        asClient(apiScopes),
+        asOps(randomUUID(), ['ops']),
+        scopeOnly,
+      ]) {
         const r = await at(env, DEFAULT_HOST, method, path, { token: env.tokenFor(actor), body });
         expect(r.status, `${method} ${path}`).toBe(403);
         expect(r.json.ResponseStatus).toMatchObject({
