@@ -102,6 +102,8 @@ export async function findCarShare(orm: Orm, id: string): Promise<CarShareNode> 
 }
 
 export interface CarShareUsage {
+  /** The car share's: the usage is embedded in it as a resource of its own (REST's `embed`). */
+  id: string;
   userAccounts: number;
   operators: number;
   cars: number;
@@ -118,7 +120,7 @@ export async function countUsage(orm: Orm, ids: readonly string[], now: Date): P
   const since = new Date(now.getTime() - 30 * 24 * 3600 * 1000);
   const count = (table: string, extra = '') =>
     `(select count(*) from ${table} t where t.car_share_id = cs.id${extra})::int`;
-  const rows = await deploymentSql<{ id: string } & Omit<CarShareUsage, 'countedDateUtc'>>(
+  const rows = await deploymentSql<Omit<CarShareUsage, 'countedDateUtc'>>(
     orm,
     `select cs.id,
        ${count('user_account')} as "userAccounts",
@@ -134,7 +136,7 @@ export async function countUsage(orm: Orm, ids: readonly string[], now: Date): P
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => {
-    const { id: _, ...counts } = byId.get(id) ?? {
+    const counts = byId.get(id) ?? {
       id,
       userAccounts: 0,
       operators: 0,

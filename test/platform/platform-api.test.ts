@@ -120,6 +120,14 @@ describe('the platform API', () => {
     expect((await P('GET', '/carshares?status=Suspended')).json.Metadata.Total).toBe(0);
     expect((await P('GET', '/carshares?sort=name&limit=1&offset=1')).json.CarShares[0].Name).toBe('Beta');
     expect((await P('GET', '/carshares?sort=nope')).json.ResponseStatus.Errors[0].FieldName).toBe('Sort');
+    // Usage is embedded: a search shows it only when asked (CONTRACT §3, §19), a single car share unless told not to.
+    expect(all.json.CarShares[0].Usage).toBeUndefined();
+    const embedded = await P('GET', '/carshares?embed=carshare.usage&host=alpha.localhost');
+    expect(embedded.json.CarShares[0].Usage).toMatchObject({ UserAccounts: 1, Operators: 1 });
+    expect((await P('GET', '/carshares?embed=all')).json.CarShares.every((c: any) => c.Usage)).toBe(true);
+    const bare = await P('GET', `/carshares/${embedded.json.CarShares[0].Id}?embed=none`);
+    expect(bare.json.CarShare.Usage).toBeUndefined();
+    expect(bare.json.CarShare.Name).toBe('Alpha Cars');
     const csv = await P('GET', '/carshares?format=csv&filter=name');
     expect(csv.text.split('\r\n')[0]).toBe('Id,Name');
   });
