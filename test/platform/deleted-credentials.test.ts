@@ -177,6 +177,11 @@ describe('a deleted car share’s host given to a new car share', () => {
     expect((await cars(cc.body.access_token!)).status).toBe(200);
     expect((await cars(tokens.access_token)).status).toBe(200);
 
+    // Only a suspended car share: refused while active, naming --car-share.
+    const active = await admin('delete-car-share', '--car-share', oldId, '--confirm', 'gone.localhost');
+    expect(active.code).toBe(1);
+    expect(JSON.parse(active.stderr)).toMatchObject({ ErrorCode: 'InvalidStateTransition' });
+    expect((await cars(cc.body.access_token!)).status).toBe(200);
     await suspendCarShare(s.service.db.orm, oldId, 'closing', { actorType: 'Cli' }, new Date());
     // A wrong --confirm: exit 1 naming it, nothing changed.
     const wrong = await admin('delete-car-share', '--car-share', oldId, '--confirm', 'other.localhost');
