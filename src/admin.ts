@@ -46,7 +46,7 @@ import { type Database, openDatabase } from './db/database.js';
 import { seedDemoArgs, seedDemoFromCli, seedDemoUsage } from './demo/seed-demo.cli.js';
 import { entities } from './modules.js';
 import { prepareCarShareOAuth } from './oauth/first-party.js';
-import { auditPlatformAction } from './platform/platform.audit.js';
+import { recordPlatformAudit } from './platform/platform.audit.js';
 import { systemClock } from './shared/clock.js';
 import { commandLineError, type OptionNames, UsageError } from './shared/command-line.js';
 import { isDomainError } from './shared/errors.js';
@@ -155,20 +155,16 @@ const commands: Record<string, AdminCommand> = {
     options: deleteCarShareOptions,
     check: deleteCarShareArgs,
     scoped: false,
-    run: async (db, args, config) => {
-      const out = await deleteCarShareFromCli(db, args, config.PUBLIC_URL, systemClock.now());
-      await auditPlatformAction(
-        db.orm,
-        { actor: commandLine, clock: systemClock, requestId: '' },
-        {
-          action: 'deleteCarShare',
-          subjectType: 'CarShare',
-          subjectId: out.Id,
-          carShareId: out.Id,
-        },
-      );
-      return { out };
-    },
+    // The platform's trail records it, naming the console, in the deletion's transaction.
+    run: async (db, args, config) => ({
+      out: await deleteCarShareFromCli(db, args, config.PUBLIC_URL, systemClock.now(), (em, id) =>
+        recordPlatformAudit(
+          em,
+          { actor: commandLine, clock: systemClock, requestId: '' },
+          { action: 'deleteCarShare', subjectType: 'CarShare', subjectId: id, carShareId: id },
+        ),
+      ),
+    }),
   },
   'list-car-shares': {
     options: {},

@@ -1,6 +1,7 @@
 // `npm run admin -- delete-car-share --car-share ID|URL --confirm HOST` (CONTRACT §22): deletes a suspended car share
 // once the operator has typed its host, then purges its rows before returning (no service need be running).
 import { parseArgs } from 'node:util';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Database } from '../db/database.js';
 import { type OptionNames, requireOptions } from '../shared/command-line.js';
 import { DomainError, isDomainError } from '../shared/errors.js';
@@ -26,6 +27,8 @@ export async function deleteCarShareFromCli(
   args: string[],
   publicUrl: string,
   now: Date,
+  /** Work in the deletion's transaction, told the car share's Id (the platform's own audit entry). */
+  alongside?: (em: EntityManager, carShareId: string) => Promise<void>,
 ) {
   const values = deleteCarShareArgs(args);
   const carShare = await carShareFromCli(db.orm, values['car-share'], publicUrl);
@@ -36,7 +39,9 @@ export async function deleteCarShareFromCli(
       errors: [{ code: 'InvalidValue', field: 'confirm', message: `--confirm must be ${carShare.host}` }],
     });
   try {
-    await deleteCarShare(db.orm, carShare.id, { actorType: 'Cli' }, now);
+    await deleteCarShare(db.orm, carShare.id, { actorType: 'Cli' }, now, (em) =>
+      alongside ? alongside(em, carShare.id) : Promise.resolve(),
+    );
   } catch (err) {
     // A refused state change names the car share it was asked of.
     if (isDomainError(err) && !err.details.field) err.details.field = 'carShare';

@@ -3,6 +3,7 @@
 // the purge then removes every row naming the car share, each table in the car share's own scope (§24 rule 5),
 // and finally its car_share row. The purge runs right after the deletion and again on every sweep, so a purge
 // cut short (a stop, a crash) is finished by any instance.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
 import { deploymentEm, deploymentSql, inCarShare } from '../db/scope.js';
 import { invalidState } from '../shared/errors.js';
@@ -17,8 +18,16 @@ const UNDELIVERABLE = ['webhook_delivery', 'outbox_event', 'webhook_subscription
  * Deletes a suspended car share. On return its host names no car share and its Id is unknown, here and (through the
  * NOTIFY) on every instance; its rows are left to `purgeDeletedCarShares`.
  */
-export async function deleteCarShare(orm: Orm, id: string, _by: PlatformAuditBy, now: Date): Promise<void> {
-  await deploymentEm(orm).transactional(async (em) => {
+export async function deleteCarShare(
+  orm: Orm,
+  id: string,
+  _by: PlatformAuditBy,
+  now: Date,
+  /** Work in the deletion's transaction, as the DATABASE_URL user (the platform's own audit entry). */
+  alongside?: (em: EntityManager) => Promise<void>,
+): Promise<void> {
+  await deploymentEm(orm).transactional(async (tem) => {
+    const em = tem as EntityManager;
     const row = await lockCarShare(em, id);
     refuseDefault(row, 'deleted');
     if (row.status !== 'Suspended')
@@ -31,6 +40,7 @@ export async function deleteCarShare(orm: Orm, id: string, _by: PlatformAuditBy,
     );
     for (const table of UNDELIVERABLE)
       await runIn(em, `delete from ${table} where car_share_id = ?`, [row.id]);
+    await alongside?.(em);
     await carShareChanged(em, row.id);
   });
   await refreshRegistriesOn(orm);

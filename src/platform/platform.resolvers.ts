@@ -24,7 +24,12 @@ import {
   searchCarShares,
 } from './car-shares.queries.js';
 import { requirePlatform } from './platform.access.js';
-import { auditPlatformAction, type PlatformAuditFilter, searchPlatformAudit } from './platform.audit.js';
+import {
+  auditPlatformAction,
+  type PlatformAuditFilter,
+  recordPlatformAudit,
+  searchPlatformAudit,
+} from './platform.audit.js';
 import { startPurge } from './purge.js';
 
 export interface PlatformSettings {
@@ -41,7 +46,7 @@ const usageLoader = (orm: Orm, ctx: Context): DataLoader<string, CarShareUsage> 
   return l;
 };
 
-/** Suspension, reactivation and deletion run their own transactions; the platform's entry follows each. */
+/** Suspension and reactivation run their own transactions (src/carshares); the platform's entry follows each. */
 const lifecycle = async <T>(orm: Orm, ctx: Context, id: string, action: string, change: () => Promise<T>) => {
   const done = await change();
   await auditPlatformAction(orm, ctx, { action, subjectType: 'CarShare', subjectId: id, carShareId: id });
@@ -91,12 +96,19 @@ export function createPlatformModule(settings: PlatformSettings | undefined): Do
         return findCarShare(orm(), args.id);
       }),
       deleteCarShare: guard(async (args: { id: string }, ctx) => {
-        await lifecycle(orm(), ctx, args.id, 'deleteCarShare', () =>
-          deleteCarShare(orm(), args.id, byPlatform, ctx.clock.now()),
+        const id = args.id.toLowerCase();
+        // The platform's entry commits with the deletion.
+        await deleteCarShare(orm(), id, byPlatform, ctx.clock.now(), (em) =>
+          recordPlatformAudit(em, ctx, {
+            action: 'deleteCarShare',
+            subjectType: 'CarShare',
+            subjectId: id,
+            carShareId: id,
+          }),
         );
         // Its rows go in the background, here at once and on every instance's sweep.
         startPurge(orm(), ctx.log);
-        return { id: args.id.toLowerCase() };
+        return { id };
       }),
       addCarShareOperator: guard((args: { id: string; input: OperatorInput }, ctx) =>
         addOperatorForPlatform(orm(), ctx, args.id, args.input),
