@@ -1,9 +1,12 @@
 // CONTRACT §22's platform API over HTTPS: car shares created, searched, read with their usage, changed, given an
 // operator, and the platform's audit trail; each change also in the car share's own trail, as the Platform.
+
+import { fetch } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { Browser, type OAuthService } from '../oauth/support.js';
 import { useRest } from '../rest-facade/support.js';
 import { asOps } from '../support/actors.js';
-import { atHost } from '../support/car-shares.js';
+import { atHost, trustOf } from '../support/car-shares.js';
 import { at, baseUrlOf, createCarShare, DEFAULT_HOST, platformClient, platformUser } from './support.js';
 
 describe('the platform API', () => {
@@ -46,6 +49,41 @@ describe('the platform API', () => {
       '/api/oauth/.well-known/openid-configuration',
     );
     expect(discovery.json.issuer).toBe(`${baseUrlOf(env, 'alpha')}/api/oauth`);
+  });
+
+  it('its JWKS answers and its first operator signs in to its dashboard with the password shown once', async () => {
+    const made = await createCarShare(env, platform(), 'kilo');
+    const base = baseUrlOf(env, 'kilo');
+    const agent = await trustOf(env.service);
+    const site = {
+      origin: base,
+      issuer: `${base}/api/oauth`,
+      fetch: (url: string, init: Parameters<typeof fetch>[1] = {}) =>
+        fetch(url.startsWith('https://') ? url : `${base}${url}`, { ...init, dispatcher: agent }),
+    } as unknown as OAuthService;
+    const jwks = (await (await site.fetch('/api/oauth/jwks')).json()) as { keys: unknown[] };
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    const browser = new Browser(site);
+    const login = await browser.follow(`${base}/dashboard`);
+    expect(login.url).toMatch(new RegExp(`^${base}/api/oauth/interaction/`));
+    // The authorization server takes the password and sends the code to the dashboard (which this service, with
+    // tokens standing for test actors, then cannot turn into a real session: stopped at the callback).
+    const callback = `${base}/dashboard/oauth/callback`;
+    const done = await browser.submit(
+      login.url,
+      login.html,
+      { username: made.InitialOperator.Username, password: made.InitialOperator.Password },
+      callback,
+    );
+    expect(done.url).toMatch(new RegExp(`^${callback}\\?code=`));
+    const other = new Browser(site);
+    const wrong = await other.follow(`${base}/dashboard`);
+    const refused = await other.submit(wrong.url, wrong.html, {
+      username: made.InitialOperator.Username,
+      password: 'not the password shown',
+    });
+    expect(refused.html).toContain('Wrong e-mail address or password.');
+    await agent.close();
   });
 
   it('a given operator password is not echoed; the operator’s fields are named as sent', async () => {
@@ -103,11 +141,12 @@ describe('the platform API', () => {
     expect(all.status).toBe(200);
     expect(all.headers.get('etag')).toMatch(/^"/);
     expect(all.json.Metadata).toMatchObject({
-      Total: 3,
+      Total: 4,
       Sort: { By: 'CreatedDateUtc', Direction: 'Descending' },
     });
     expect(all.json.CarShares.map((c: { Name: string }) => c.Name)).toEqual([
       'Beta',
+      'Car share kilo',
       'Alpha Cars',
       'Carshare',
     ]);
