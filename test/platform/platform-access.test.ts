@@ -78,6 +78,13 @@ const carShareRoutes = (userId: string): [string, string, unknown?][] => [
     { Name: 'App', GrantTypes: ['client_credentials'], AllowedScopes: ['platform'] },
   ],
   ['PUT', `/api/clientapplications/${NIL}/rotate-secret`],
+  ['GET', `/api/cars/${NIL}`],
+  ['PATCH', `/api/cars/${NIL}`, { Make: 'Audi' }],
+  ['GET', `/api/verifications/${NIL}`],
+  ['GET', `/api/feedbacks/${NIL}`],
+  ['PUT', `/api/webhooks/subscriptions/${NIL}/rotate-secret`],
+  ['GET', `/api/webhooks/subscriptions/${NIL}/deliveries`],
+  ['GET', `/api/clientapplications/${NIL}`],
   ['GET', '/api/audit'],
   ['GET', '/api/reports/summary'],
 ];
