@@ -181,9 +181,11 @@ describe('the platform API’s callers', () => {
         }
       // GraphQL likewise, secrets included.
       for (const query of [
+        '{ me { id } }',
         '{ userAccounts { total } }',
         '{ clientApplications { total } }',
         '{ auditEntries { total } }',
+        '{ webhookSubscriptions { total } }',
       ])
         expect((await gqlAt(env, DEFAULT_HOST, token, query)).json.errors[0].extensions.code, query).toBe(
           'Forbidden',
