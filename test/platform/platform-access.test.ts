@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, apiScopes } from '../../src/access/actor.js';
 import { useRest } from '../rest-facade/support.js';
-import { asClient, asOps } from '../support/actors.js';
+import { asClient, asOps, scopesWithout } from '../support/actors.js';
 import { at, createCarShare, DEFAULT_HOST, gqlAt, platformClient, platformUser, stored } from './support.js';
 
 const NIL = '00000000-0000-4000-8000-000000000000';
@@ -140,7 +140,7 @@ describe('the platform API’s callers', () => {
       const scopeOnly = { ...asOps(), scopes: [...apiScopes, 'platform'] } as unknown as Actor;
       for (const actor of [
         asOps(defaultOperator),
-        asClient(apiScopes),
+        asClient(scopesWithout('platform')),
         asOps(randomUUID(), ['ops']),
         scopeOnly,
       ]) {
