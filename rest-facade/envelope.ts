@@ -79,8 +79,27 @@ export function jsonEnvelope(route: Route, data: unknown, fields: FieldSelection
     return JSON.stringify({ [route.plural]: page.nodes, Metadata: meta }, omitNullsBut(objectsIn(meta)));
   }
   if (data === undefined) return '{}';
+  if (route.def.lift && route.shape.kind === 'one') {
+    const { node, lifted } = lift(route.def.lift, toRest(data) as Record<string, unknown>);
+    const wrapped = { [route.rest]: node, ...lifted };
+    return JSON.stringify(wrapped, omitNullsBut(new Set([wrapped])));
+  }
   const wrapped = { [route.shape.kind === 'many' ? route.plural : route.rest]: data };
   return JSON.stringify(wrapped, omitNullsBut(new Set([wrapped])));
+}
+
+/** A resource without the fields a route lifts out of it, and those fields beside it (nulls left out). */
+function lift(
+  fields: readonly string[],
+  node: Record<string, unknown>,
+): { node: Record<string, unknown>; lifted: Record<string, unknown> } {
+  const rest = { ...node };
+  const lifted: Record<string, unknown> = {};
+  for (const f of fields.map(pascal)) {
+    if (rest[f] !== undefined && rest[f] !== null) lifted[f] = rest[f];
+    delete rest[f];
+  }
+  return { node: rest, lifted };
 }
 
 export function envelope(
@@ -108,6 +127,7 @@ export function envelope(
     const nodes = (data as Record<string, unknown>[]).map((n) => toRest(n) as Record<string, unknown>);
     return { ...base, envelope: { [route.plural]: nodes }, rows: nodes };
   }
-  const node = toRest(data) as Record<string, unknown>;
-  return { ...base, envelope: { [route.rest]: node }, rows: [node] };
+  const whole = toRest(data) as Record<string, unknown>;
+  const { node, lifted } = lift(route.def.lift ?? [], whole);
+  return { ...base, envelope: { [route.rest]: node, ...lifted }, rows: [node] };
 }

@@ -6,13 +6,15 @@ import { type GraphQLSchema, getNamedType } from 'graphql';
 import type { ResponseCache } from './cache.js';
 import type { RouteModule } from './route.types.js';
 import { routeModules } from './routes/index.js';
+import { platformRoutes } from './routes/platform.routes.js';
 import { isResource, reachable, resultShape } from './schema.model.js';
 import { invalidatedBy } from './table.js';
 
 export function staleAfterMutations(
   schema: GraphQLSchema,
   cache: ResponseCache,
-  routes: readonly RouteModule[] = routeModules,
+  // Every facade's rows: the platform API's mutations run in the default car share's schema like the others.
+  routes: readonly RouteModule[] = [...routeModules, platformRoutes],
 ): (mutations: readonly string[], carShareId: string) => Promise<void> {
   const writes = new Map(
     routes.flatMap((m) => m.routes).flatMap((d) => (d.method === 'GET' ? [] : [[d.operation, d] as const])),

@@ -33,6 +33,11 @@ export interface RouteDef {
   dependsOn?: readonly string[];
   /** Where a created resource lives when it has no `GET /<plural>/{Id}` route: `/cars/{CarId}/unavailabilities`. */
   location?: string;
+  /**
+   * Fields of a single returned resource that the envelope carries beside it rather than inside it, under their
+   * REST names (`password` → `{"UserAccount":{...},"Password":"..."}`): a value shown once, at creation.
+   */
+  lift?: readonly string[];
   /** One line for the OpenAPI reference. */
   summary: string;
 }

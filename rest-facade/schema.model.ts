@@ -80,14 +80,16 @@ export class Names {
   }
   /** The GraphQL type named by a REST name, any case (`booking` → `CarBooking`). */
   typeOf(schema: GraphQLSchema, restName: string): GraphQLObjectType | undefined {
+    // A type of that very name comes first: a result type shown under another's REST name (`CreatedCarShare` as
+    // `CarShare`) does not take the name from the type itself.
+    for (const t of Object.values(schema.getTypeMap()))
+      if (isResource(t) && t.name.toLowerCase() === restName.toLowerCase() && !this.#rest.has(t.name))
+        return t;
     const renamed = this.#type.get(restName.toLowerCase());
     if (renamed) {
       const t = schema.getType(renamed);
       return t && isResource(t) ? t : undefined;
     }
-    for (const t of Object.values(schema.getTypeMap()))
-      if (isResource(t) && t.name.toLowerCase() === restName.toLowerCase() && !this.#rest.has(t.name))
-        return t;
     return undefined;
   }
 }

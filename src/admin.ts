@@ -2,6 +2,7 @@
 // but those about car shares themselves works inside one car share (`--car-share ID|URL`, the default one without).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { commandLine } from './access/actor.js';
 import {
   createFirstOperator,
   createUserArgs,
@@ -28,6 +29,12 @@ import {
   suspendCarShareUsage,
 } from './carshares/car-share.cli.js';
 import {
+  deleteCarShareArgs,
+  deleteCarShareFromCli,
+  deleteCarShareOptions,
+  deleteCarShareUsage,
+} from './carshares/car-share-deletion.cli.js';
+import {
   clientNextStep,
   createClientArgs,
   createClientFromCli,
@@ -39,6 +46,7 @@ import { type Database, openDatabase } from './db/database.js';
 import { seedDemoArgs, seedDemoFromCli, seedDemoUsage } from './demo/seed-demo.cli.js';
 import { entities } from './modules.js';
 import { prepareCarShareOAuth } from './oauth/first-party.js';
+import { recordPlatformAudit } from './platform/platform.audit.js';
 import { systemClock } from './shared/clock.js';
 import { commandLineError, type OptionNames, UsageError } from './shared/command-line.js';
 import { isDomainError } from './shared/errors.js';
@@ -52,6 +60,7 @@ const usage = `Usage:
   ${listCarSharesUsage}
   ${suspendCarShareUsage}
   ${reactivateCarShareUsage}
+  ${deleteCarShareUsage}
   npm run admin -- --help
 
 --car-share takes a car share's Id or its BaseUrl; without it, the default car share (the one at PUBLIC_URL).`;
@@ -140,6 +149,21 @@ const commands: Record<string, AdminCommand> = {
         await prepareCarShareOAuth(em, carShare, systemClock);
         return made;
       }),
+    }),
+  },
+  'delete-car-share': {
+    options: deleteCarShareOptions,
+    check: deleteCarShareArgs,
+    scoped: false,
+    // The platform's trail records it, naming the console, in the deletion's transaction.
+    run: async (db, args, config) => ({
+      out: await deleteCarShareFromCli(db, args, config.PUBLIC_URL, systemClock.now(), (em, id) =>
+        recordPlatformAudit(
+          em,
+          { actor: commandLine, clock: systemClock, requestId: '' },
+          { action: 'deleteCarShare', subjectType: 'CarShare', subjectId: id, carShareId: id },
+        ),
+      ),
     }),
   },
   'list-car-shares': {

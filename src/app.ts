@@ -11,6 +11,7 @@ import { createFacade } from '../rest-facade/facade.js';
 import { staleAfterMutations } from '../rest-facade/invalidation.js';
 import { rateLimiter } from '../rest-facade/ratelimit.js';
 import { formatOrJson, sendError as sendRestError } from '../rest-facade/respond.js';
+import { PLATFORM_PREFIX, platformRoutes } from '../rest-facade/routes/platform.routes.js';
 import type { Authenticator } from './access/authenticate.js';
 import type { CarShare } from './carshares/car-share.js';
 import type { CarShareRegistry } from './carshares/registry.js';
@@ -260,16 +261,31 @@ export async function createApp(deps: AppDeps): Promise<App> {
     };
     koa.use(await createDashboard({ ...dashboard, execute: graphql.executeWithToken }));
   }
-  const facade = createFacade({
+  const facadeDeps = {
     schema,
     errors: errorTable,
     execute: graphql.execute,
-    signalOf: (ctx) => clientGone(ctx.res),
+    signalOf: (ctx: Koa.Context) => clientGone(ctx.res),
     cache: restCache,
-    onError: (err, requestId) => log.error({ err, requestId }, 'unexpected error in the REST facade'),
+    onError: (err: unknown, requestId: string) =>
+      log.error({ err, requestId }, 'unexpected error in the REST facade'),
+  };
+  const facade = createFacade({
+    ...facadeDeps,
     guide: guideFor(guideSettings(config, deps.caFile, deps.localCaFile)),
   });
   koa.use(facade.middleware);
+  // The platform API (CONTRACT §22): a facade of its own under /platform/api, on the default car share's host only;
+  // on any other host the path is unknown (404).
+  const platform = createFacade({
+    ...facadeDeps,
+    routes: [platformRoutes],
+    prefix: PLATFORM_PREFIX,
+    exclude: [],
+  });
+  koa.use((ctx, next) =>
+    (ctx.state.carShare as CarShare | undefined)?.isDefault ? platform.middleware(ctx, next) : next(),
+  );
   koa.use((ctx) => {
     if (ctx.status === 404 && ctx.body === undefined)
       edge.sendError(ctx, 'NotFound', `No route for ${ctx.method} ${ctx.path}`);

@@ -11,6 +11,7 @@ import { clientappsModule } from './clientapps/clientapps.resolvers.js';
 import { OutboxEventSchema } from './events/outbox.entity.js';
 import { feedbackModule } from './feedback/feedback.resolvers.js';
 import type { DomainModule } from './graphql/module.js';
+import { createPlatformModule, type PlatformSettings } from './platform/platform.resolvers.js';
 import { ratingsModule } from './ratings/ratings.resolvers.js';
 import { reportsModule } from './reports/reports.resolvers.js';
 import { verificationsModule } from './verifications/verifications.resolvers.js';
@@ -29,6 +30,8 @@ export interface ModuleSettings {
   bookingLeadMinutes: number;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS, WEBHOOK_TIMEOUT_MS and the event bus; secure defaults when absent. */
   webhooks?: WebhookSettings;
+  /** The platform API's database (CONTRACT §22); its fields fail without it. */
+  platform?: PlatformSettings;
 }
 
 /** The modules, built for the given configuration; `modules` below is them with the defaults. */
@@ -50,6 +53,7 @@ export function composeModules(settings: ModuleSettings = { bookingLeadMinutes: 
     createWebhooksModule(settings.webhooks ?? defaultWebhookSettings),
     reportsModule,
     auditModule,
+    createPlatformModule(settings.platform),
   ];
 }
 

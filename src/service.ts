@@ -23,8 +23,9 @@ import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
 import { redisKeys } from './http/redis-keys.js';
 import { createMetrics } from './metrics/metrics.js';
-import { composeModules, entities } from './modules.js';
+import { composeModules, entities, type ModuleSettings } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
+import { startPurge } from './platform/purge.js';
 import { listen } from './server.js';
 import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
@@ -119,7 +120,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       timers: opts.timers !== false,
     });
     bus = await eventBus(config, log);
-    const schema = buildSchema(composeModules(moduleSettings(config, bus)));
+    const schema = buildSchema(composeModules({ ...moduleSettings(config, bus), platform: { orm: db.orm } }));
     // One registry for the instance: HTTP and GraphQL (app), webhooks and the database pool publish on it.
     const metrics = createMetrics();
     watchPool(db.orm, metrics);
@@ -249,7 +250,7 @@ function eventBus(config: Config, log: Logger): Promise<EventBus> | EventBus {
   return config.REDIS_URL ? redisBus(config.REDIS_URL, redisKeys(config.REDIS_KEY_PREFIX), log) : localBus();
 }
 
-function moduleSettings(config: Config, bus: EventBus): Parameters<typeof composeModules>[0] {
+function moduleSettings(config: Config, bus: EventBus): ModuleSettings {
   return {
     bookingLeadMinutes: config.BOOKING_LEAD_MINUTES,
     webhooks: {
@@ -306,6 +307,12 @@ function startSweeps(
       everyMs ?? SWEEP_MS,
       () => sweepVerificationExpiry(db.orm, clock, (carShareId) => o.changed('verifications', carShareId)),
       (err) => log.error({ err }, 'verification expiry sweep failed'),
+    ),
+    // Deleted car shares' rows (CONTRACT §23), should the purge begun at the deletion have been cut short.
+    every(
+      everyMs ?? SWEEP_MS,
+      () => startPurge(db.orm, log),
+      (err) => log.error({ err }, 'purge of deleted car shares failed'),
     ),
     // Every instance sweeps; SKIP LOCKED shares the work.
     startBookingTimers({

@@ -76,6 +76,8 @@ const layers: readonly (readonly string[])[] = [
   ['src/demo'],
   // The authorization server: signs accounts in and checks client secrets, so it sits above their subdomains.
   ['src/oauth'],
+  // The platform: car shares administered from the default car share (makes a car share's first operator and keys).
+  ['src/platform'],
   ['src/dashboard'],
   ['src/web'],
   // The composition root: assembles everything above.

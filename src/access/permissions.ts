@@ -101,6 +101,17 @@ export const operations = {
   summary: { ops: [], clientapplication: ['reports:read'] },
   // the audit trail (CONTRACT §18): the same readers as the summary
   auditEntries: { ops: [], clientapplication: ['reports:read'] },
+  // the platform (CONTRACT §22): every caller reaches src/platform, which answers 404 on any host but the default
+  // car share's before it looks at the caller, then asks for the scope `platform`
+  carShares: anyone,
+  carShare: anyone,
+  platformAudit: anyone,
+  createCarShare: anyone,
+  updateCarShare: anyone,
+  suspendCarShare: anyone,
+  reactivateCarShare: anyone,
+  deleteCarShare: anyone,
+  addCarShareOperator: anyone,
 } as const satisfies Record<string, Rule>;
 
 export type Operation = keyof typeof operations;

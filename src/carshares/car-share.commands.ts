@@ -67,6 +67,8 @@ export async function createCarShare<T>(
   orm: Orm,
   input: CreateCarShareInput,
   inScope: (em: EntityManager, carShare: CarShare) => Promise<T>,
+  /** Work outside the new car share's scope, as the DATABASE_URL user (the platform's own audit entry). */
+  asDeployment?: (em: EntityManager, carShare: CarShare) => Promise<void>,
 ): Promise<{ carShare: CarShare; result: T }> {
   const check = new Check();
   const address = checkBaseUrl(check, 'baseUrl', input.baseUrl);
@@ -98,6 +100,7 @@ export async function createCarShare<T>(
       throw new DomainError('AlreadyExists', `The host of BaseUrl (${host}) belongs to another car share`, {
         field: 'baseUrl',
       });
+    await asDeployment?.(em, carShare);
     await enterScope(em, carShare.id, true);
     // Its statements name the new car share (CONTRACT §25, src/db/car-share-condition.ts).
     em.setFilterParams(CAR_SHARE_FILTER, { id: carShare.id });

@@ -42,7 +42,7 @@ export async function suspendCarShare(
       });
     if (row.status !== 'Active')
       throw new DomainError('InvalidStateTransition', 'The car share is already suspended', {
-        meta: { Status: row.status },
+        meta: { State: row.status },
       });
     return updated(
       em,
@@ -63,7 +63,7 @@ export async function reactivateCarShare(
   return change(orm, id, 'reactivateCarShare', by, now, async (em, row) => {
     if (row.status !== 'Suspended' || row.suspended_date_utc === null)
       throw new DomainError('InvalidStateTransition', 'The car share is not suspended', {
-        meta: { Status: row.status },
+        meta: { State: row.status },
       });
     const since = new Date(row.suspended_date_utc);
     const active = await updated(
@@ -122,14 +122,13 @@ async function change(
   const carShare = await deploymentEm(orm).transactional(async (tem) => {
     const em = tem as EntityManager;
     await enterScope(em, id, false);
-    const [row] = await em
-      .getConnection()
-      .execute<CarShareRow[]>(
-        'select * from "car_share" where "id" = ? for update',
-        [id],
-        'all',
-        em.getTransactionContext(),
-      );
+    const [row] = await em.getConnection().execute<CarShareRow[]>(
+      // A deleted car share, its rows not yet purged, is no car share (CONTRACT §23).
+      'select * from "car_share" where "id" = ? and "deleted_date_utc" is null for update',
+      [id],
+      'all',
+      em.getTransactionContext(),
+    );
     if (!row) throw notFound('Car share');
     const changed = await apply(em, row);
     await enterScope(em, id, true);

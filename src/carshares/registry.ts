@@ -47,8 +47,10 @@ export interface CarShareRow {
 }
 
 // The default first, then in the order they were made (list-car-shares shows them so).
+// A deleted car share is no car share: its host is unknown from the moment it is deleted (CONTRACT §23).
 const SELECT = `select id, base_url, host, name, status, suspended_reason, suspended_date_utc, is_default, limits
   from car_share
+  where deleted_date_utc is null
   order by is_default desc, created_date_utc, id`;
 
 export function fromRow(r: CarShareRow, publicUrl: string): CarShare {

@@ -57,7 +57,9 @@ export function inCarShare<T>(
  * work (reading only `car_share_id`s and due times), the platform's own tables, start-up. Never a car share's rows.
  */
 export function deploymentEm(orm: Orm): EntityManager {
-  const em = orm.em.fork();
+  // Not a fork of the request's transaction when called inside one (MikroORM resolves `orm.em` to it): that would
+  // carry the car share's role and setting into work across car shares (the platform's, src/platform).
+  const em = orm.em.fork({ disableContextResolution: true });
   // The service's connections start as the app role, so that a statement outside any scope sees nothing: this
   // work switches back to the DATABASE_URL user, in a transaction like a car share's (src/db/database.ts).
   if (deploymentRole) em.setSessionContext({ role: deploymentRole });

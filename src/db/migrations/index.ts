@@ -12,6 +12,7 @@ import { Migration20261126001800_audit } from './Migration20261126001800_audit.j
 import { Migration20261128000700_audit_cli } from './Migration20261128000700_audit_cli.js';
 import { Migration20261128090000_service_notifies } from './Migration20261128090000_service_notifies.js';
 import { Migration20261128100000_car_shares } from './Migration20261128100000_car_shares.js';
+import { Migration20261128200000_platform } from './Migration20261128200000_platform.js';
 
 export const migrations = [
   { name: 'Migration20261125000100_core', class: Migration20261125000100_core },
@@ -30,4 +31,5 @@ export const migrations = [
   { name: 'Migration20261128000700_audit_cli', class: Migration20261128000700_audit_cli },
   { name: 'Migration20261128090000_service_notifies', class: Migration20261128090000_service_notifies },
   { name: 'Migration20261128100000_car_shares', class: Migration20261128100000_car_shares },
+  { name: 'Migration20261128200000_platform', class: Migration20261128200000_platform },
 ];
