@@ -1,12 +1,11 @@
 // Suspending and reactivating a car share (CONTRACT §22, §23): the commands the platform API calls and the admin
 // command line's `suspend-car-share` / `reactivate-car-share`. Each checks the state it starts from, leaves an entry
 // in the car share's own audit trail (no ActorId), and refuses the default car share.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { reactivateCarShare, suspendCarShare } from '../../src/carshares/car-share.lifecycle.js';
 import { startTwoCarShares, type TwoCarShares } from '../oauth/two-car-shares.js';
+import { npmRun } from '../support/command.js';
 
 let t: TwoCarShares;
 beforeAll(async () => {
@@ -130,28 +129,5 @@ describe('npm run admin -- suspend-car-share / reactivate-car-share', () => {
   }, 120_000);
 });
 
-const root = resolve(import.meta.dirname, '../..');
-
-function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/root',
-        DATABASE_URL: inject('databaseUrl'),
-        PUBLIC_URL: t.s.origin,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on('data', (d) => {
-      stderr += String(d);
-    });
-    child.once('exit', (code) => done({ code, stdout, stderr }));
-  });
-}
+const admin = (...args: string[]) =>
+  npmRun('admin', args, { DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: t.s.origin });

@@ -1,46 +1,22 @@
 // `npm run admin` as an operator runs it: usage and exit 2 for a wrong call, refusals in the API's error shape; car
 // shares made and listed, and the other commands run in the car share `--car-share` names (CONTRACT §22).
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:https';
-import { resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { npmRun as runScript } from '../support/command.js';
 import { startTestService, type TestService } from '../support/service.js';
-
-const root = resolve(import.meta.dirname, '../..');
 
 const admin = (...args: string[]) => npmRun('admin', ...args);
 
 /** `PUBLIC_URL` of the commands, when a test service runs: the default car share's address is the service's. */
 let publicUrl: string | undefined;
 
-function npmRun(
-  script: string,
-  ...args: string[]
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/root',
-        DATABASE_URL: inject('databaseUrl'),
-        ...(publicUrl ? { PUBLIC_URL: publicUrl } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on('data', (d) => {
-      stderr += String(d);
-    });
-    child.once('exit', (code) => done({ code, stdout, stderr }));
+const npmRun = (script: string, ...args: string[]) =>
+  runScript(script, args, {
+    DATABASE_URL: inject('databaseUrl'),
+    ...(publicUrl ? { PUBLIC_URL: publicUrl } : {}),
   });
-}
 
 describe('npm run admin', () => {
   it('prints the usage and exits 2 with no command, an unknown command or an unknown option', async () => {

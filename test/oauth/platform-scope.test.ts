@@ -1,13 +1,12 @@
 // Role and scope `platform` (CONTRACT §22): the role is held only by accounts of the default car share, on every path
 // that sets roles; the scope is asked only by apps allowed it, granted only by holders of the role, and given to a
 // default-car-share app through client credentials; it confers no right to any car share's data.
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Actor, apiScopes } from '../../src/access/actor.js';
 import { isPlatformActor } from '../../src/access/platform.js';
 import { createUserFromCli } from '../../src/accounts/user-account.cli.js';
+import { npmRun } from '../support/command.js';
 import {
   authCodeRequest,
   Browser,
@@ -201,29 +200,6 @@ describe('isPlatformActor', () => {
   });
 });
 
-const root = resolve(import.meta.dirname, '../..');
-
 /** `npm run admin` as an operator runs it, against the test database and this service's PUBLIC_URL. */
-function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/root',
-        DATABASE_URL: inject('databaseUrl'),
-        PUBLIC_URL: t.s.origin,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on('data', (d) => {
-      stderr += String(d);
-    });
-    child.once('exit', (code) => done({ code, stdout, stderr }));
-  });
-}
+const admin = (...args: string[]) =>
+  npmRun('admin', args, { DATABASE_URL: inject('databaseUrl'), PUBLIC_URL: t.s.origin });

@@ -2,12 +2,11 @@
 // share deleted with `delete-car-share` (a wrong --confirm changes nothing), its rows purged, and its host given to
 // a new car share with new keys, where nothing the deleted one issued works: its access token 401, its client
 // `invalid_client`, its authorization code and refresh token `invalid_grant`.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as oc from 'openid-client';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,10 +23,10 @@ import {
   startOAuthService,
   type TestClient,
 } from '../oauth/support.js';
+import { root, runCommand } from '../support/command.js';
 import { waitFor } from '../support/wait.js';
 import { stored } from './support.js';
 
-const root = resolve(import.meta.dirname, '../..');
 const REDIRECT = 'https://app.example/callback';
 const loopback = ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) =>
   opts?.all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)) as LookupFunction;
@@ -36,30 +35,13 @@ let s: OAuthService;
 let dataDir: string;
 
 /** `npm run admin` as an operator runs it (from the sources), against the test database and this PUBLIC_URL. */
-function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(join(root, 'node_modules/.bin/tsx'), ['src/admin.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
-        HOME: process.env.HOME ?? '/root',
-        DATABASE_URL: inject('databaseUrl'),
-        PUBLIC_URL: s.origin,
-        DATA_DIR: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on('data', (d) => {
-      stderr += String(d);
-    });
-    child.once('exit', (code) => done({ code, stdout, stderr }));
+const admin = (...args: string[]) =>
+  runCommand(join(root, 'node_modules/.bin/tsx'), ['src/admin.ts', ...args], {
+    PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
+    DATABASE_URL: inject('databaseUrl'),
+    PUBLIC_URL: s.origin,
+    DATA_DIR: dataDir,
   });
-}
 
 /** The service as seen at a car share's BaseUrl, trusting the local CA that certifies its host. */
 function site(baseUrl: string, agent: Agent): OAuthService {
