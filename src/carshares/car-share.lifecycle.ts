@@ -11,7 +11,8 @@ import { isUuid, newId } from '../shared/ids.js';
 import { Check } from '../shared/validation.js';
 import { enterScope } from './car-share.commands.js';
 import type { CarShare } from './car-share.js';
-import { type CarShareRow, carShareChanged, fromRow, refreshRegistriesOn } from './registry.js';
+import type { CarShareRow } from './car-share.row.js';
+import { carShareChanged, fromRow, refreshRegistriesOn } from './registry.js';
 
 /** Who changes a car share's state, as its own audit trail names them: the platform API, or the console. */
 export interface PlatformAuditBy {

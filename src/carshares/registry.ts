@@ -5,7 +5,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
 import { deploymentSql } from '../db/scope.js';
-import { type CarShare, type CarShareLimits, type CarShareStatus, hostKey, issuerOf } from './car-share.js';
+import { type CarShare, hostKey, issuerOf } from './car-share.js';
+import { CAR_SHARE_COLUMNS, type CarShareRow } from './car-share.row.js';
 
 /** The channel a change to a car share is announced on; the payload is its Id. */
 export const CAR_SHARE_CHANNEL = 'carshare_car_share';
@@ -34,26 +35,16 @@ export interface CarShareRegistry {
 /** Waiting on a barrier longer than this serves the request by what is known (a database that stopped answering). */
 const SETTLE_MAX_MS = 2000;
 
-export interface CarShareRow {
-  id: string;
-  base_url: string;
-  host: string;
-  name: string;
-  status: CarShareStatus;
-  suspended_reason: string | null;
-  suspended_date_utc: Date | string | null;
-  is_default: boolean;
-  limits: CarShareLimits | null;
-}
-
 // The default first, then in the order they were made (list-car-shares shows them so).
 // A deleted car share is no car share: its host is unknown from the moment it is deleted (CONTRACT §23).
-const SELECT = `select id, base_url, host, name, status, suspended_reason, suspended_date_utc, is_default, limits
-  from car_share
+const SELECT = `select ${CAR_SHARE_COLUMNS} from car_share
   where deleted_date_utc is null
   order by is_default desc, created_date_utc, id`;
 
-export function fromRow(r: CarShareRow, publicUrl: string): CarShare {
+export function fromRow(
+  r: Omit<CarShareRow, 'created_date_utc' | 'last_modified_date_utc'>,
+  publicUrl: string,
+): CarShare {
   const baseUrl = r.is_default ? publicUrl : r.base_url;
   return {
     id: r.id,
