@@ -11,6 +11,7 @@ import { rateLimitSettings } from '../http/rate-limits.js';
 import { trimEnd } from '../shared/trim.js';
 import { bookingGuide } from './booking.guide.js';
 import { errorsGuide } from './errors.guide.js';
+import { platformGuide } from './platform.guide.js';
 import { webhooksGuide } from './webhooks.guide.js';
 
 export interface GuideSettings {
@@ -201,5 +202,5 @@ ${scopes}
 
 ${bookingGuide({ base, curl, carShareOption: cs })}
 ${webhooksGuide({ base, curl, carShareId: g.carShareId })}
-${errorsGuide(g)}`;
+${g.carShareOption ? '' : `${platformGuide({ base, curl })}\n`}${errorsGuide(g)}`;
 }
