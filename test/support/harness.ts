@@ -144,11 +144,21 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
           `select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm_%'
              and tablename <> 'car_share'`,
         );
-      if (rows.length > 0)
-        await orm.em
-          .fork()
-          .getConnection()
-          .execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} cascade`);
+      // TRUNCATE locks every table in turn: background work still finishing (a service of the previous file
+      // closing, a relay's last poll) can hold one of them and want another, and PostgreSQL ends one side with a
+      // deadlock. Emptying the database is the test's set-up, not what it tests: it tries again.
+      for (let attempt = 1; rows.length > 0; attempt += 1) {
+        try {
+          await orm.em
+            .fork()
+            .getConnection()
+            .execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} cascade`);
+          break;
+        } catch (e) {
+          if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
+          await new Promise((r) => setTimeout(r, 100 * attempt));
+        }
+      }
       // The default car share, which the migrations made, stays; any other a test made goes.
       await orm.em.fork().getConnection().execute('delete from "car_share" where not "is_default"');
       sql.length = 0;
