@@ -51,7 +51,8 @@ on, and its webhook deliveries wait and are sent within a minute of reactivation
 retries or \`Failing\`. Deleting a suspended car share frees its host at once and removes every row of it within a
 minute; a new car share may then take the host, with new keys.
 
-From the command line: \`npm run admin -- suspend-car-share --car-share ID|URL [--reason R]\`,
-\`reactivate-car-share --car-share ID|URL\`, \`delete-car-share --car-share ID|URL --confirm HOST\`.
+The service's command line does the same from its folder: \`npm run admin -- suspend-car-share\`,
+\`reactivate-car-share\` and \`delete-car-share\` (which asks for the car share's host with \`--confirm\`); each
+names the car share by its Id or its BaseUrl.
 `;
 }

@@ -16,6 +16,8 @@ const settings = {
 describe('the Platform guide of /docs', () => {
   it('is in the default car share’s guide: the role, the first platform operator, the API, suspension', () => {
     const text = guide(settings);
+    // The default car share's commands need no option naming it (test/rest-facade/car-shares.test.ts).
+    expect(text).not.toContain('--car-share');
     const platform = text.slice(text.indexOf('\n## Platform\n'), text.indexOf('\n## Errors\n'));
     expect(platform.length).toBeGreaterThan(500);
     for (const words of [
@@ -26,7 +28,7 @@ describe('the Platform guide of /docs', () => {
       '`DELETE /platform/api/carshares/{Id}`',
       '`GET /platform/api/audit`',
       '`CarShareSuspended`',
-      'delete-car-share --car-share ID|URL --confirm HOST',
+      'delete-car-share',
     ])
       expect(platform).toContain(words);
     // The code it names is one the service answers with.
