@@ -29,4 +29,5 @@ export interface Frame {
 }
 
 /** The frame set on the request by the middleware serving it. */
-export const frameOf = (state: Record<string, unknown>): Frame | undefined => state.frame as Frame | undefined;
+export const frameOf = (state: Record<string, unknown>): Frame | undefined =>
+  state.frame as Frame | undefined;
