@@ -22,6 +22,8 @@ export interface Frame {
   /** The one scope it asks for, and the role the signed-in account must hold. */
   scope: string;
   role: string;
+  /** What the authorization request asks for, when more than `scope` (to read who signed in); `scope` otherwise. */
+  ask?: string;
   /** Its cookies' names after `__Host-`; the sign-in cookie adds `-signin`. */
   cookie: string;
   /** The 403 page of an account without the role. */

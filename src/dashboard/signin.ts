@@ -66,7 +66,7 @@ export function serveSignIn(router: Router, kit: Kit, deps: { execute: Execute; 
       startedAt: deps.clock.now().getTime(),
     });
     ctx.status = 303;
-    ctx.redirect(authorizationUrl(baseUrl, client, state, verifier, frame.scope));
+    ctx.redirect(authorizationUrl(baseUrl, client, state, verifier, frame.ask ?? frame.scope));
   });
 
   router.get('/oauth/callback', async (ctx) => {

@@ -75,24 +75,27 @@ export const AUDIT = `query($carShareId: UUID, $action: String, $offset: Int) {
 const labels: Record<string, string> = {
   baseUrl: 'BaseUrl',
   name: 'Name',
-  'operator.username': 'Operator’s e-mail address',
-  'operator.password': 'Operator’s password',
+  'operator-username': 'Operator’s e-mail address',
+  'operator-password': 'Operator’s password',
   username: 'E-mail address',
   password: 'Password',
   reason: 'Reason',
-  'limits.callerPerMinute': 'Per caller',
-  'limits.anonymousPerMinute': 'Per anonymous address',
-  'limits.authPerMinute': 'Sign-in attempts',
-  'limits.carSharePerMinute': 'Whole car share',
+  'limits-callerPerMinute': 'Per caller',
+  'limits-anonymousPerMinute': 'Per anonymous address',
+  'limits-authPerMinute': 'Sign-in attempts',
+  'limits-carSharePerMinute': 'Whole car share',
 };
 
-/** `input.Operator.Username`, `Operator.Username` → `operator.username`: one spelling, the form's. */
+/**
+ * `input.Operator.Username`, `Operator.Username` → `operator-username`: one spelling, the form's (no dots: the
+ * form parser would nest them).
+ */
 export const fieldOf = (f: string): string =>
   f
     .replace(/^input\./, '')
     .split('.')
     .map((part) => part.charAt(0).toLowerCase() + part.slice(1))
-    .join('.');
+    .join('-');
 
 /** The API's refusal in words, its fields named as on the form. */
 export const problemOf = (e: ApiError): Problem =>

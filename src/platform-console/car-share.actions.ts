@@ -20,11 +20,11 @@ const fieldProblem = (field: string, label: string, message: string): Problem =>
 function limits(op: Op): { limits: Record<string, number | null> } | { problem: Problem } {
   const out: Record<string, number | null> = {};
   for (const key of limitKeys) {
-    const v = text(op.form, `limits.${key}`);
+    const v = text(op.form, `limits-${key}`);
     if (v !== '' && !/^-?\d{1,9}$/.test(v))
       return {
         problem: fieldProblem(
-          `limits.${key}`,
+          `limits-${key}`,
           'Rate limit',
           'A rate limit must be a whole number of requests per minute, or empty',
         ),

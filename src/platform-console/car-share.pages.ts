@@ -34,7 +34,7 @@ ${row('Client applications', u.clientApplications)}${row('Webhook subscriptions'
 function settings(c: CarShare, csrf: string, problem?: Problem): Html {
   const limit = (l: (typeof limitFields)[number]) => {
     const v = c.limits[l.key];
-    return field(`limits.${l.key}`, l.label, v === null ? '' : String(v), problem, {
+    return field(`limits-${l.key}`, l.label, v === null ? '' : String(v), problem, {
       type: 'number',
       hint: 'requests per minute; empty: the deployment’s setting',
     });

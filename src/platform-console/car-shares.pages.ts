@@ -64,8 +64,8 @@ export function newPage(v: NewCarShare, csrf: string, problem?: Problem): Html {
 ${field('baseUrl', 'BaseUrl', v.baseUrl, problem, { hint: 'https, a host of its own, e.g. https://rides.example.com', required: true })}
 ${field('name', 'Name', v.name, problem, { hint: '3–100 characters', required: true })}
 <fieldset><legend>First operator</legend>
-${field('operator.username', 'Operator’s e-mail address', v.username, problem, { type: 'email', required: true })}
-${field('operator.password', 'Operator’s password', '', problem, { type: 'password', hint: 'optional: leave empty to have one generated, shown once', autocomplete: 'new-password' })}
+${field('operator-username', 'Operator’s e-mail address', v.username, problem, { type: 'email', required: true })}
+${field('operator-password', 'Operator’s password', '', problem, { type: 'password', hint: 'optional: leave empty to have one generated, shown once', autocomplete: 'new-password' })}
 </fieldset><p><button type="submit">Create the car share</button></p></form>`;
 }
 

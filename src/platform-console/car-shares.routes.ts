@@ -89,9 +89,9 @@ export function serveCarSharePages(router: Router, kit: Kit): void {
       const v: NewCarShare = {
         baseUrl: text(op.form, 'baseUrl'),
         name: text(op.form, 'name'),
-        username: text(op.form, 'operator.username'),
+        username: text(op.form, 'operator-username'),
       };
-      const password = text(op.form, 'operator.password');
+      const password = text(op.form, 'operator-password');
       const r = await op.api.run<{
         createCarShare: {
           id: string;

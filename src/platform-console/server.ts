@@ -26,6 +26,8 @@ export const CONSOLE: Frame = {
   ],
   scope: 'platform',
   role: 'platform',
+  // `platform` confers nothing else (CONTRACT §22): reading one's own account, to name who is signed in, is its own.
+  ask: 'platform account:read',
   cookie: 'carshare-platform',
   denied: {
     title: 'This console is for the platform’s people',
