@@ -1,17 +1,9 @@
 import { type ApiError, describeError, type Problem } from '../dashboard/errors.js';
+import type { CarShareUsage } from '../platform/car-shares.queries.js';
 
 // The platform's GraphQL documents the console runs, and the shapes it reads back.
-export interface Usage {
-  userAccounts: number;
-  operators: number;
-  cars: number;
-  listedCars: number;
-  bookings: number;
-  bookingsLast30Days: number;
-  clientApplications: number;
-  webhookSubscriptions: number;
-  countedDateUtc: string;
-}
+/** A car share's counts as GraphQL answers them (dates as ISO strings). */
+export type Usage = Omit<CarShareUsage, 'id' | 'countedDateUtc'> & { countedDateUtc: string };
 
 export interface Limits {
   callerPerMinute: number | null;

@@ -1,6 +1,7 @@
 // The platform's own audit trail (CONTRACT §22): what was done to which car share, by whom; filtered by car share and
 // action, newest first.
 import type Router from '@koa/router';
+import type { Entry as AuditEntry } from '../dashboard/audit.pages.js';
 import { pager } from '../dashboard/forms.js';
 import { type Html, html, when } from '../dashboard/html.js';
 import type { Kit } from '../dashboard/kit.js';
@@ -9,15 +10,8 @@ import { shortId, shortIdLink } from '../dashboard/short-id.js';
 import { AUDIT, type Page, problemOf } from './api.js';
 import { carSharePath } from './car-shares.pages.js';
 
-interface Entry {
-  id: string;
-  occurredDateUtc: string;
-  actorId: string | null;
-  actorType: string;
-  action: string;
-  subjectType: string;
-  subjectId: string;
-  requestId: string | null;
+/** The dashboard's audit entry, and the car share the platform action was about. */
+interface Entry extends AuditEntry {
   carShareId: string;
 }
 

@@ -40,37 +40,34 @@ export function serveCarShareActions(router: Router, kit: Kit): void {
     ctx.redirect(`${carSharePath(id)}?notice=${notice}`);
   };
 
-  router.post(
-    '/carshares/:id',
-    kit.operator(async (ctx, op) => {
-      const id = String(ctx.params.id);
-      const l = limits(op);
-      if ('problem' in l) return showCarShare(op, id, { problem: l.problem });
-      const r = await op.api.run(UPDATE, { id, input: { name: text(op.form, 'name'), limits: l.limits } });
-      if (!r.ok) return showCarShare(op, id, { problem: problemOf(r.error) });
-      done(ctx, id, 'updated');
-    }),
-  );
-
-  router.post(
-    '/carshares/:id/suspend',
-    kit.operator(async (ctx, op) => {
-      const id = String(ctx.params.id);
-      const r = await op.api.run(SUSPEND, { id, reason: text(op.form, 'reason') || null });
-      if (!r.ok) return showCarShare(op, id, { problem: problemOf(r.error) });
-      done(ctx, id, 'suspended');
-    }),
-  );
-
-  router.post(
-    '/carshares/:id/reactivate',
-    kit.operator(async (ctx, op) => {
-      const id = String(ctx.params.id);
-      const r = await op.api.run(REACTIVATE, { id });
-      if (!r.ok) return showCarShare(op, id, { problem: problemOf(r.error) });
-      done(ctx, id, 'reactivated');
-    }),
-  );
+  /** A change of state or settings: the API's refusal is shown on the car share's page, success announced there. */
+  const change = (
+    path: string,
+    notice: Notice,
+    request: (op: Op) => { doc: string; input?: object } | Problem,
+  ) =>
+    router.post(
+      `/carshares/:id${path}`,
+      kit.operator(async (ctx, op) => {
+        const id = String(ctx.params.id);
+        const req = request(op);
+        if ('summary' in req) return showCarShare(op, id, { problem: req });
+        const r = await op.api.run(req.doc, { id, ...req.input });
+        if (!r.ok) return showCarShare(op, id, { problem: problemOf(r.error) });
+        done(ctx, id, notice);
+      }),
+    );
+  change('', 'updated', (op) => {
+    const l = limits(op);
+    return 'problem' in l
+      ? l.problem
+      : { doc: UPDATE, input: { input: { name: text(op.form, 'name'), limits: l.limits } } };
+  });
+  change('/suspend', 'suspended', (op) => ({
+    doc: SUSPEND,
+    input: { reason: text(op.form, 'reason') || null },
+  }));
+  change('/reactivate', 'reactivated', () => ({ doc: REACTIVATE }));
 
   router.post(
     '/carshares/:id/operators',
