@@ -3,6 +3,7 @@
 // reactivates, adds an operator, and deletes it only once suspended and its host typed; the audit lists it all.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stored } from '../platform/support.js';
 import { atHost } from '../support/car-shares.js';
 import { type E2E, heading, shoot, signIn, startE2E, type Watch } from './dashboard.support.js';
 import { platformPerson } from './platform-console.support.js';
@@ -87,6 +88,12 @@ describe('the platform console', { timeout: 180_000 }, () => {
     });
     expect(refused.status).toBe(403);
     expect(refused.json.ResponseStatus.ErrorCode).toBe('CarShareSuspended');
+    await page.goto(`${e.origin}/platform?status=Suspended`);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => page.locator('tbody').textContent()).toContain('rides.localhost');
+    await page.goto(`${e.origin}/platform?status=Active`);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await page.goto(`${e.origin}/platform/carshares/${id}`);
     await page.getByRole('button', { name: 'Reactivate' }).click();
     await page.locator('.notice', { hasText: 'active again' }).waitFor();
     expect((await atHost(port, hostOf('rides'), '/')).status).toBe(200);
@@ -138,6 +145,26 @@ describe('the platform console', { timeout: 180_000 }, () => {
     await heading(page, 'You are signed out');
     await page.goto(`${e.origin}/platform`);
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/api\/oauth\/interaction\//);
+    await context.close();
+  });
+
+  it('pages through more car shares than one page holds', async () => {
+    // Rows of their own, straight into the table: only the list is read here.
+    for (let i = 0; i < 26; i++)
+      await stored(
+        'insert into car_share (id, base_url, host, name) values (gen_random_uuid(), $1, $2, $3)',
+        [`https://many-${i}.example`, `many-${i}.example`, `Many ${String(i).padStart(2, '0')}`],
+      );
+    const person = await platformPerson(e);
+    const { page, watch, context } = await e.newContext();
+    await signIn(page, e.origin, person, '/platform?q=many');
+    await heading(page, 'Car shares');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(25);
+    await expect.poll(() => page.locator('.pager').textContent()).toContain('1–25 of 26');
+    await page.getByRole('link', { name: 'Next' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('many');
+    await shoot(page, 'platform-list-page-2', watch);
     await context.close();
   });
 });
