@@ -23,6 +23,25 @@ const tokensOf = async (username: string) => {
   return Number(row!.n);
 };
 
+/** A second car share, `other.localhost`, made once through the console. */
+let other: Promise<void> | undefined;
+const otherCarShare = () => {
+  other ??= (async () => {
+    const person = await platformPerson(e);
+    const { page, context } = await e.newContext();
+    await signIn(page, e.origin, person, '/platform/new');
+    await page
+      .getByLabel('BaseUrl', { exact: true })
+      .fill(`https://other.localhost:${new URL(e.origin).port}`);
+    await page.getByLabel('Name', { exact: true }).fill('Other');
+    await page.getByLabel('Operator’s e-mail address').fill('ops@other.example');
+    await page.getByRole('button', { name: 'Create the car share' }).click();
+    await heading(page, 'The car share is created');
+    await context.close();
+  })();
+  return other;
+};
+
 describe('the platform console: who gets in', { timeout: 120_000 }, () => {
   it('refuses an operator without role platform with a 403 page, and keeps no token or session', async () => {
     const { page, watch, context } = await e.newContext();
@@ -52,22 +71,14 @@ describe('the platform console: who gets in', { timeout: 120_000 }, () => {
 
   it('is at the default car share’s host only: /platform is unknown at another', async () => {
     const port = new URL(e.origin).port;
-    // A second car share, made through the console.
-    const person = await platformPerson(e);
-    const { page, context } = await e.newContext();
-    await signIn(page, e.origin, person, '/platform/new');
-    await page.getByLabel('BaseUrl', { exact: true }).fill(`https://other.localhost:${port}`);
-    await page.getByLabel('Name', { exact: true }).fill('Other');
-    await page.getByLabel('Operator’s e-mail address').fill('ops@other.example');
-    await page.getByRole('button', { name: 'Create the car share' }).click();
-    await heading(page, 'The car share is created');
+    await otherCarShare();
     for (const path of ['/platform', '/platform/new', '/platform/audit', '/platform/signin'])
       expect((await atHost(Number(port), `other.localhost:${port}`, path)).status, path).toBe(404);
     expect((await atHost(Number(port), `localhost:${port}`, '/platform/signin')).status).toBe(303);
-    await context.close();
   });
 
   it('changes nothing for a form without the session’s token or from another site', async () => {
+    await otherCarShare();
     const person = await platformPerson(e);
     const { page, context } = await e.newContext();
     await signIn(page, e.origin, person, '/platform?q=other.localhost');
@@ -96,6 +107,14 @@ describe('the platform console: who gets in', { timeout: 120_000 }, () => {
     // The same form with its token, from this origin, does suspend: the refusals above were the checks'.
     expect((await post({ csrf })).status).toBe(303);
     expect(await status()).toBe('Suspended');
+
+    // An id that is none, or no car share's: the API's refusal in words, never an error page.
+    for (const bad of ['not-an-id', '00000000-0000-4000-8000-000000000000']) {
+      const r = await page.goto(`${e.origin}/platform/carshares/${bad}`);
+      expect(r?.status(), bad).toBe(200);
+      const words = await page.locator('#problem').textContent();
+      expect(words, bad).toMatch(/\w/);
+    }
     await context.close();
   });
 });
