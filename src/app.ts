@@ -38,6 +38,7 @@ import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
 import { INTERACTION_PATH } from './oauth/interaction.routes.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
+import { createPlatformConsole } from './platform-console/server.js';
 import type { BackgroundChange, Changed } from './shared/changes.js';
 import { clientWentAway } from './shared/client-gone.js';
 import type { Clock } from './shared/clock.js';
@@ -260,6 +261,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       log,
     };
     koa.use(await createDashboard({ ...dashboard, execute: graphql.executeWithToken }));
+    // The platform console (CONTRACT §22), before the platform API it shares /platform with (it leaves /platform/api).
+    koa.use(await createPlatformConsole({ ...dashboard, execute: graphql.executeWithToken }));
   }
   const facadeDeps = {
     schema,

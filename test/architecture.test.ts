@@ -79,6 +79,8 @@ const layers: readonly (readonly string[])[] = [
   // The platform: car shares administered from the default car share (makes a car share's first operator and keys).
   ['src/platform'],
   ['src/dashboard'],
+  // The platform console: the dashboard's pages code in a frame of its own, over the platform's API.
+  ['src/platform-console'],
   ['src/web'],
   // The composition root: assembles everything above.
   [

@@ -6,7 +6,7 @@ import type { CarShare } from '../carshares/car-share.js';
 import type { Clock } from '../shared/clock.js';
 import { isDomainError } from '../shared/errors.js';
 import type { ApiError } from './errors.js';
-import { DASHBOARD_SCOPE, refreshTokens } from './oauth.js';
+import { refreshTokens } from './oauth.js';
 import type { Session } from './session.js';
 import { siteOf } from './site.js';
 
@@ -57,7 +57,7 @@ export function apiFor(ctx: Koa.Context, start: Session, deps: ApiDeps): Api {
   const refresh = async (): Promise<void> => {
     if (!session.refreshToken) throw new SessionEnded('no refresh token');
     const r = await refreshTokens(ctx, site, session.refreshToken);
-    if (!r.ok || !r.tokens.scope.includes(DASHBOARD_SCOPE))
+    if (!r.ok || !r.tokens.scope.includes(site.frame.scope))
       throw new SessionEnded('the session could not be renewed');
     session = {
       ...session,

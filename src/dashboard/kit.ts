@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { type Api, type ApiDeps, apiFor } from './api.js';
 import { href, html } from './html.js';
-import { BASE, type PageSpec, send } from './layout.js';
+import { type PageSpec, send } from './layout.js';
 import { type DashboardSite, siteOf } from './site.js';
 
 export type Form = Record<string, unknown>;
@@ -51,7 +51,8 @@ export function createKit(deps: ApiDeps & { log: Logger }): Kit {
   const operator =
     (handler: Handler): Koa.Middleware =>
     async (ctx) => {
-      const { sessions } = siteOf(ctx);
+      const { sessions, frame } = siteOf(ctx);
+      const BASE = frame.base;
       const session = sessions.read(ctx);
       if (!session) {
         const next = ctx.method === 'GET' ? ctx.originalUrl : BASE;
@@ -65,7 +66,7 @@ export function createKit(deps: ApiDeps & { log: Logger }): Kit {
         return page(
           {
             title: 'This form has expired',
-            body: html`<p>The form was not sent from this dashboard’s current session, so nothing was changed.
+            body: html`<p>The form was not sent from this ${frame.name}’s current session, so nothing was changed.
 Go back, reload the page and try again.</p>`,
           },
           403,

@@ -2,6 +2,7 @@
 // the security headers (a strict CSP: only this origin's stylesheet and script, no inline code, no framing).
 import type Koa from 'koa';
 import type { Problem } from './errors.js';
+import { type Frame, frameOf } from './frame.js';
 import { type Html, html } from './html.js';
 
 export const BASE = '/dashboard';
@@ -28,6 +29,23 @@ export const sections = [
   { key: 'audit', path: `${BASE}/audit`, label: 'Audit trail' },
 ] as const;
 export type Section = (typeof sections)[number]['key'];
+
+/** The operators dashboard of each car share. */
+export const DASHBOARD: Frame = {
+  base: BASE,
+  name: 'dashboard',
+  brand: 'Carshare operators',
+  navLabel: 'Dashboard',
+  sections,
+  scope: 'ops',
+  role: 'ops',
+  cookie: 'carshare-dashboard',
+  denied: {
+    title: 'This dashboard is for operators',
+    text: (who) => html`<p>You signed in${who}, but the account does not have
+the operator role, so the dashboard cannot be used with it. Ask an operator if you need access.</p>`,
+  },
+};
 
 /** What a redirect after an action may announce (`?notice=`): a closed list, so nothing is echoed from the URL. */
 export const notices = {
@@ -56,7 +74,8 @@ export const noticeOf = (v: unknown): string | undefined =>
 export interface PageSpec {
   title: string;
   body: Html;
-  section?: Section;
+  /** The key of a section of the frame's navigation. */
+  section?: string;
   notice?: string | undefined;
   problem?: Problem | undefined;
   /** The signed-in operator; absent on the sign-in pages. */
@@ -71,29 +90,33 @@ export function problemBox(p: Problem | undefined): Html {
   }</div>`;
 }
 
-function nav(current: Section | undefined, user: PageSpec['user']): Html {
+function nav(frame: Frame, current: string | undefined, user: PageSpec['user']): Html {
   if (!user) return html``;
-  const links = sections.map(
+  const links = frame.sections.map(
     (s) =>
       html`<li><a href="${s.path}"${s.key === current ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
   );
-  return html`<nav aria-label="Dashboard"><ul>${links}</ul></nav>
-<form class="signout" method="post" action="${BASE}/signout"><input type="hidden" name="csrf" value="${user.csrf}">
+  return html`<nav aria-label="${frame.navLabel}"><ul>${links}</ul></nav>
+<form class="signout" method="post" action="${frame.base}/signout"><input type="hidden" name="csrf" value="${user.csrf}">
 <span class="who" title="Signed in as ${user.username}"><span class="visually-hidden">Signed in as </span><strong>${user.username}</strong></span> <button type="submit" class="secondary">Sign out</button></form>`;
 }
 
-export function layout(p: PageSpec): string {
+export function layout(p: PageSpec, frame: Frame = DASHBOARD): string {
+  const base = frame.base;
   return `<!doctype html>${
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${p.title} · Carshare operators</title>
-<link rel="icon" href="${BASE}/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="${BASE}/assets/dashboard.css"><script type="module" src="${BASE}/assets/dashboard.js"></script></head>
+<title>${p.title} · ${frame.brand}</title>
+<link rel="icon" href="${base}/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="${base}/assets/dashboard.css"><script type="module" src="${base}/assets/dashboard.js"></script></head>
 <body><a class="skip" href="#main">Skip to the content</a>
-<header><p class="brand"><a href="${BASE}">Carshare operators</a></p>${nav(p.section, p.user)}</header>
+<header><p class="brand"><a href="${base}">${frame.brand}</a></p>${nav(frame, p.section, p.user)}</header>
 <main id="main" tabindex="-1"><h1>${p.title}</h1>
 ${p.notice ? html`<p class="notice" role="status">${p.notice}</p>` : ''}${problemBox(p.problem)}
 ${p.body}</main></body></html>`.value
   }`;
 }
+
+/** The frame of the request: the one its middleware set, the dashboard's otherwise. */
+export const frame = (ctx: Koa.Context): Frame => frameOf(ctx.state) ?? DASHBOARD;
 
 /** Security headers of every dashboard response: pages hold personal data and secrets, so nothing is cached. */
 export function secure(ctx: Koa.Context): void {
@@ -107,5 +130,5 @@ export function secure(ctx: Koa.Context): void {
 export function send(ctx: Koa.Context, p: PageSpec, status = 200): void {
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = layout(p);
+  ctx.body = layout(p, frame(ctx));
 }

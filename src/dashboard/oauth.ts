@@ -44,12 +44,13 @@ export function authorizationUrl(
   client: OAuthClient,
   state: string,
   verifier: string,
+  scope: string = DASHBOARD_SCOPE,
 ): string {
   const q = new URLSearchParams({
     client_id: client.clientId,
     response_type: 'code',
     redirect_uri: client.redirectUri,
-    scope: DASHBOARD_SCOPE,
+    scope,
     state,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',

@@ -24,9 +24,6 @@ export interface SignIn {
   startedAt: number;
 }
 
-// `__Host-`: Secure, Path=/, no Domain, so no sibling host can plant or read it.
-const SESSION = '__Host-carshare-dashboard';
-const SIGN_IN = '__Host-carshare-dashboard-signin';
 /** An operator signs in again at least twice a day, however often the tokens are refreshed. */
 const SESSION_MAX_MS = 12 * 3600_000;
 const SIGN_IN_MAX_MS = 10 * 60_000;
@@ -62,7 +59,11 @@ export interface Sessions {
   checkCsrf(s: Session, sent: unknown): boolean;
 }
 
-export function sessions(key: Buffer, clock: Clock): Sessions {
+/** `cookie` names the cookies (the dashboard's and the console's differ, on one host). */
+export function sessions(key: Buffer, clock: Clock, cookie = 'carshare-dashboard'): Sessions {
+  // `__Host-`: Secure, Path=/, no Domain, so no sibling host can plant or read it.
+  const SESSION = `__Host-${cookie}`;
+  const SIGN_IN = `__Host-${cookie}-signin`;
   const encKey = createHmac('sha256', key).update('dashboard-session-encryption').digest();
   const csrfKey = createHmac('sha256', key).update('dashboard-session-csrf').digest();
   const now = () => clock.now().getTime();

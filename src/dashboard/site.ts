@@ -2,6 +2,7 @@
 // its session cookies sealed under its own keys (another car share's session cookie opens as none).
 import type Koa from 'koa';
 import type { CarShare } from '../carshares/car-share.js';
+import type { Frame } from './frame.js';
 import type { OAuthClient, SelfSite } from './oauth.js';
 import type { Sessions } from './session.js';
 
@@ -11,6 +12,8 @@ export interface DashboardSite extends SelfSite {
   baseUrl: string;
   client: OAuthClient;
   sessions: Sessions;
+  /** Which pages these are: the dashboard, or the platform console. */
+  frame: Frame;
   /** The certificate file that verifies the car share's address, for ready-made curl commands; none for a real one. */
   caFile: string | undefined;
 }

@@ -1,5 +1,6 @@
 // Each car share's operators dashboard client application (CONTRACT §12, §21): one per car share, its redirect under
-// the car share's BaseUrl/dashboard/. Its secret is derived from the car share's own keys, so every instance (and
+// the car share's BaseUrl/dashboard/. The default car share's also signs people in to the platform console (§22):
+// a second redirect under /platform/ and the scope `platform`, which no other car share's first-party client has. Its secret is derived from the car share's own keys, so every instance (and
 // the dashboard) can compute it while only its hash is stored. Made at a car share's first OAuth or dashboard use
 // (and at start for the default one), kept in step with its BaseUrl.
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -15,6 +16,8 @@ import { derivedSecret, ensureOAuthKeys, type OAuthKeys } from './keys.js';
 /** The default car share's dashboard client id (as before car shares: an upgrade keeps its sessions working). */
 export const DASHBOARD_CLIENT_ID = 'carshare-dashboard';
 export const DASHBOARD_CALLBACK_PATH = '/dashboard/oauth/callback';
+/** The platform console's callback, at the default car share's address only. */
+export const CONSOLE_CALLBACK_PATH = '/platform/oauth/callback';
 const CLIENT_LOCK = 727_274_666;
 
 export interface DashboardClient {
@@ -28,6 +31,16 @@ type Site = Pick<CarShare, 'id' | 'baseUrl' | 'isDefault'>;
 /** ClientIds are unique across the deployment (§20): every other car share's names it. */
 export const dashboardClientId = (carShare: Site): string =>
   carShare.isDefault ? DASHBOARD_CLIENT_ID : `${DASHBOARD_CLIENT_ID}-${carShare.id}`;
+
+/** The redirect URIs the first-party client holds: the dashboard's, and at the default car share the console's. */
+const redirectUrisOf = (carShare: Site): string[] => [
+  `${carShare.baseUrl}${DASHBOARD_CALLBACK_PATH}`,
+  ...(carShare.isDefault ? [`${carShare.baseUrl}${CONSOLE_CALLBACK_PATH}`] : []),
+];
+
+/** The dashboard is operators' own: the platform's scope is for the console, at the default car share (§22). */
+const allowedScopesOf = (carShare: Site): string[] =>
+  carShare.isDefault ? [...scopes] : scopes.filter((s) => s !== 'platform');
 
 /** What the dashboard needs to sign operators in through its car share's authorization server. */
 export function dashboardClientOf(
@@ -57,9 +70,9 @@ export async function ensureDashboardClient(
   if (!tx) throw new Error('ensureDashboardClient: not in a transaction');
   await conn.execute('select pg_advisory_xact_lock(?, hashtext(?))', [CLIENT_LOCK, carShare.id], 'all', tx);
   const [existing] = await conn.execute<
-    { client_id: string; secret_hash: string; redirect_uris: string[] }[]
+    { client_id: string; secret_hash: string; redirect_uris: string[]; allowed_scopes: string[] }[]
   >(
-    `select client_id, secret_hash, redirect_uris from client_application
+    `select client_id, secret_hash, redirect_uris, allowed_scopes from client_application
       where car_share_id = ? and is_first_party`,
     [carShare.id],
     'all',
@@ -68,15 +81,17 @@ export async function ensureDashboardClient(
   const client = dashboardClientOf(carShare, keys, existing?.client_id);
   if (existing) {
     const secretHash = hashSecret(client.clientSecret);
-    const uris = [client.redirectUri];
+    const uris = redirectUrisOf(carShare);
+    const allowed = allowedScopesOf(carShare);
     if (
       existing.secret_hash !== secretHash ||
-      JSON.stringify(existing.redirect_uris) !== JSON.stringify(uris)
+      JSON.stringify(existing.redirect_uris) !== JSON.stringify(uris) ||
+      JSON.stringify(existing.allowed_scopes) !== JSON.stringify(allowed)
     )
       await conn.execute(
-        `update client_application set redirect_uris = ?::jsonb, secret_hash = ?
+        `update client_application set redirect_uris = ?::jsonb, allowed_scopes = ?::jsonb, secret_hash = ?
           where car_share_id = ? and is_first_party`,
-        [JSON.stringify(uris), secretHash, carShare.id],
+        [JSON.stringify(uris), JSON.stringify(allowed), secretHash, carShare.id],
         'run',
         tx,
       );
@@ -88,9 +103,8 @@ export async function ensureDashboardClient(
       name: 'Carshare dashboard',
       description: 'The operators dashboard of this car share.',
       grantTypes: ['authorization_code'],
-      redirectUris: [client.redirectUri],
-      // The dashboard is operators' own: the platform's scope is for the console (CONTRACT §22).
-      allowedScopes: scopes.filter((s) => s !== 'platform'),
+      redirectUris: redirectUrisOf(carShare),
+      allowedScopes: allowedScopesOf(carShare),
       allowRefresh: true,
     },
     { isFirstParty: true, clientId: client.clientId, secret: client.clientSecret },

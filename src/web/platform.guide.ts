@@ -18,6 +18,10 @@ operators (\`ops\`).
 - **Scope \`platform\`**: granted only to accounts with the role, and to client applications of the default car
   share whose \`AllowedScopes\` include it (client credentials, for automation). It confers nothing else.
 
+The **platform console** at [${o.base}/platform](${o.base}/platform) does all of the below in a browser: sign in with
+an account holding the role (others get a 403 page), then list, create, suspend, reactivate and delete car shares,
+add an operator to one, and read the platform's audit.
+
 A token with the scope:
 
 \`\`\`sh

@@ -243,7 +243,8 @@ describe('each car share’s authorization server', () => {
     const b = rows.find((r) => r.car_share_id === bId);
     expect(a).toMatchObject({
       client_id: DASHBOARD_CLIENT_ID,
-      redirect_uris: [`${A.origin}/dashboard/oauth/callback`],
+      // The default car share's also signs people in to the platform console (CONTRACT §22).
+      redirect_uris: [`${A.origin}/dashboard/oauth/callback`, `${A.origin}/platform/oauth/callback`],
     });
     expect(b?.redirect_uris).toEqual([`${B.origin}/dashboard/oauth/callback`]);
     expect(b?.client_id).not.toBe(a?.client_id);
