@@ -160,8 +160,10 @@ beforeAll(async () => {
   s = await startOAuthService({ env: { CAR_SHARE_CACHE_SIZE: '1' } });
   const port = new URL(s.origin).port;
   A = site(s.origin, new Agent({ connect: { ca: s.service.cert, lookup: loopback } }));
-  const second = `https://second.localhost:${port}`;
-  bId = await addCarShare('second.localhost', second);
+  // A host of this file's own: test files share one database, and another may have left `second.localhost`.
+  const host = `second-${randomUUID().slice(0, 8)}.localhost`;
+  const second = `https://${host}:${port}`;
+  bId = await addCarShare(host, second);
   caFile = localCaCertPath(dirname(dirname(s.service.certPath)));
   await waitFor(() => existsSync(caFile), { what: 'the local CA' });
   trustedCerts = [s.service.cert, readFileSync(caFile, 'utf8')];
