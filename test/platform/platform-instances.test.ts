@@ -38,6 +38,15 @@ describe('the platform with two instances', () => {
     const landing = await atTwo(host, '/');
     expect(landing.status).toBe(200);
     expect(landing.json).toMatchObject({ CarShareId: id, Name: `Car share ${name}` });
+    // Its authorization server answers there too, under its own issuer, and so does its dashboard.
+    const discovery = await atTwo(host, '/api/oauth/.well-known/openid-configuration');
+    expect(discovery.status).toBe(200);
+    expect(discovery.json.issuer).toBe(`${created.CarShare.BaseUrl}/api/oauth`);
+    const jwks = await atTwo(host, '/api/oauth/jwks');
+    expect(jwks.status).toBe(200);
+    expect(jwks.json.keys.length).toBeGreaterThan(0);
+    const dashboard = await atTwo(host, '/dashboard', 'text/html');
+    expect([200, 303]).toContain(dashboard.status);
 
     const P = (method: string, path: string, body?: unknown) =>
       at(one, DEFAULT_HOST, method, `/platform/api/carshares/${id}${path}`, {
