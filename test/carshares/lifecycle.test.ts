@@ -3,7 +3,10 @@
 // in the car share's own audit trail (no ActorId), and refuses the default car share.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createUserFromCli } from '../../src/accounts/user-account.cli.js';
 import { reactivateCarShare, suspendCarShare } from '../../src/carshares/car-share.lifecycle.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { sweepVerificationExpiry } from '../../src/verifications/verification.expiry.js';
 import { startTwoCarShares, type TwoCarShares } from '../oauth/two-car-shares.js';
 import { npmRun } from '../support/command.js';
 
@@ -29,6 +32,41 @@ async function trailOfB(): Promise<
 }
 
 describe('suspendCarShare and reactivateCarShare', () => {
+  it('let time go on while suspended (CONTRACT §23): a verification due to expire expires, its event kept for later', async () => {
+    const made = await createUserFromCli(
+      t.s.service.db,
+      ['--username', `timers.${randomUUID()}@example.com`, '--password', 'a long and unusual passphrase'],
+      { id: t.bId, isDefault: false },
+    );
+    const [v] = await t.sql<{ id: string }>(
+      'select id from verification where car_share_id = ? and subject_id = ? order by kind limit 1',
+      [t.bId, made.Id],
+    );
+    await t.sql(
+      `update verification set status = 'Verified', expires_date_utc = ? where car_share_id = ? and id = ?`,
+      [new Date(Date.now() - 60_000), t.bId, v!.id],
+    );
+    await suspendCarShare(orm(), t.bId, 'Time goes on', PLATFORM, new Date());
+    try {
+      // The sweep every instance runs, as it runs it: suspended car shares are not passed over.
+      expect(await sweepVerificationExpiry(orm(), systemClock)).toBeGreaterThanOrEqual(1);
+      const [after] = await t.sql<{ status: string }>(
+        'select status from verification where car_share_id = ? and id = ?',
+        [t.bId, v!.id],
+      );
+      expect(after!.status).toBe('Expired');
+      // Its event is recorded now, for the deliveries that wait until reactivation (test/webhooks/suspension).
+      const [events] = await t.sql<{ n: number }>(
+        `select count(*)::int as n from outbox_event
+          where car_share_id = ? and name = 'verification_update' and payload::text like ?`,
+        [t.bId, `%${v!.id}%`],
+      );
+      expect(events!.n).toBe(1);
+    } finally {
+      await reactivateCarShare(orm(), t.bId, PLATFORM, new Date());
+    }
+  });
+
   it('change the state, refuse the wrong one with InvalidStateTransition, and write the car share’s own trail', async () => {
     const suspended = await suspendCarShare(orm(), t.bId, '  Unpaid invoice  ', PLATFORM, new Date());
     expect(suspended).toMatchObject({ id: t.bId, status: 'Suspended', suspendedReason: 'Unpaid invoice' });
