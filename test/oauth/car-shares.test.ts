@@ -398,7 +398,8 @@ describe('credentials of car share A presented at car share B', () => {
     const signedIn = await dashboardSignIn(A, browser, OPS);
     expect(signedIn.response.status).toBe(200);
     const cookie = browser.cookie('__Host-carshare-dashboard');
-    expect(cookie).toBeTruthy();
+    // Where the sign-in ended, should it not have (once seen in CI, not reproduced since).
+    expect(cookie, `${signedIn.url}\n${signedIn.html.slice(0, 800)}`).toBeTruthy();
     const r = await B.fetch('/dashboard', {
       headers: { cookie: `__Host-carshare-dashboard=${cookie}` },
       redirect: 'manual',
