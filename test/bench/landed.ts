@@ -92,11 +92,10 @@ export async function startLanded(o: {
       return v;
     };
     const ours = await start('ours-before');
-    // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-rls, ours-norls): every
-    // instance's outbox relay wakes at each event's NOTIFY, and that PostgreSQL work counts in a trial.
-    await start('ours-before-b');
-    await start('ours-before-c');
-    await start('ours-before-d');
+    // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-rls, ours-norls,
+    // ours-redis: test/bench/start.ts): every instance's outbox relay wakes at each event's NOTIFY, and that
+    // PostgreSQL work counts in a trial of either database.
+    for (const twin of ['b', 'c', 'd', 'e']) await start(`ours-before-${twin}`);
     const origin = `https://localhost:${ours.port}`;
     const refresh = async () => ({
       reader: await clientCredentialsToken(origin, o.ca, prepared.reader, READER_SCOPES),

@@ -132,7 +132,8 @@ export async function measure(
     b.seq = r.nextSeq;
   }
   const trials = new Map<string, Trial[]>(valid.map((v) => [v.label, []]));
-  for (let t = 0; t < b.settings.trials; t++) {
+  const rounds = Math.max(b.settings.trials, s.minTrials ?? 0);
+  for (let t = 0; t < rounds; t++) {
     // Rotate the order so no variant always runs first (or right after the heaviest one).
     const order = valid.map((_, k) => valid[(k + t) % valid.length]!);
     for (const v of order) {
