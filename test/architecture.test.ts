@@ -85,6 +85,7 @@ const layers: readonly (readonly string[])[] = [
   // The composition root: assembles everything above.
   [
     'src/edge.ts',
+    'src/car-share-edge.ts',
     'src/not-modified.ts',
     'src/client-error.ts',
     'src/drain.ts',
