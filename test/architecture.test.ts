@@ -93,6 +93,7 @@ const layers: readonly (readonly string[])[] = [
     'src/bootstrap.ts',
     'src/app.ts',
     'src/server.ts',
+    'src/sweeps.ts',
     'src/service.ts',
     'src/admin.ts',
     'src/webhooks-cli.ts',
