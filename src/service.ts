@@ -20,6 +20,7 @@ import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
 import { redisKeys } from './http/redis-keys.js';
+import { localCaCertPath, sniCertificates } from './local-ca.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities, type ModuleSettings } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
@@ -27,7 +28,7 @@ import { listen } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { startSweeps } from './sweeps.js';
-import { loadCertificate, localCaCertPath, selfSignedCertShown, sniCertificates } from './tls.js';
+import { loadCertificate, selfSignedCertShown } from './tls.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
 export interface Service {

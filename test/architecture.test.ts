@@ -43,7 +43,7 @@ const layers: readonly (readonly string[])[] = [
   // The kernel: errors, ids, clock, logging, pagination; ambient type declarations.
   ['src/shared', 'src/types'],
   // Settings and certificates, read at start and by the few modules that need a value of them.
-  ['src/config.ts', 'src/tls.ts'],
+  ['src/config.ts', 'src/tls.ts', 'src/local-ca.ts'],
   // The metrics registry: the pool, the GraphQL plugin and the webhook sender record into it.
   ['src/metrics'],
   ['src/db'],
