@@ -13,12 +13,13 @@ import { rateLimiter } from '../rest-facade/ratelimit.js';
 import { formatOrJson, sendError as sendRestError } from '../rest-facade/respond.js';
 import { PLATFORM_PREFIX, platformRoutes } from '../rest-facade/routes/platform.routes.js';
 import type { Authenticator } from './access/authenticate.js';
+import { carShareEdge } from './car-share-edge.js';
 import type { CarShare } from './carshares/car-share.js';
 import type { CarShareRegistry } from './carshares/registry.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/server.js';
 import type { Orm } from './db/orm.js';
-import { createEdge, PROBES } from './edge.js';
+import { createEdge } from './edge.js';
 import { graphqlTooManyRequests, operationLimits } from './graphql/action-limits.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.js';
@@ -31,12 +32,10 @@ import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
 import { redisKeys } from './http/redis-keys.js';
 import { clientGone } from './http/request-signal.js';
-import { refuseSuspended } from './http/suspended.js';
 import { routerTemplates } from './metrics/labels.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
-import { INTERACTION_PATH } from './oauth/interaction.routes.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
 import { createPlatformConsole } from './platform-console/server.js';
 import type { BackgroundChange, Changed } from './shared/changes.js';
@@ -172,14 +171,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here, and
   // so do the changes background work makes. Both are awaited before the write's answer or the next step.
   const staleAfter = staleAfterMutations(schema, restCache);
-  // A car share suspended or reactivated (here, by the platform, or at the console: every instance hears it) has a
-  // new entry in its own audit trail: its cached trail pages are stale (CONTRACT §22).
-  deps.carShares.onChange((id) => {
-    restCache
-      .invalidate(id, ['AuditEntry'])
-      .catch((err: unknown) =>
-        log.warn({ err, carShareId: id }, 'REST cache not told of a car share change'),
-      );
+  const refuseSuspended = carShareEdge({
+    carShares: deps.carShares,
+    restCache,
+    log,
+    sendRest: (ctx, code, message) =>
+      sendRestError(ctx, restError(code, message), formatOrJson(ctx), errorTable),
   });
   const graphql = await createGraphQL({
     schema,
@@ -228,15 +225,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(edge.errors);
   koa.use(edge.unknownHost);
   // A suspended car share is refused before its tokens, sessions or cached answers are looked at (CONTRACT §23).
-  koa.use(
-    refuseSuspended({
-      isProbe: (path) => PROBES.has(path),
-      oauthPath: OAUTH_PATH,
-      interactionPath: INTERACTION_PATH,
-      sendRest: (ctx, code, message) =>
-        sendRestError(ctx, restError(code, message), formatOrJson(ctx), errorTable),
-    }),
-  );
+  koa.use(refuseSuspended);
   koa.use(sliceLargeBodies);
   koa.use(cors(config.CORS_ORIGINS));
   // Callers already resolved in front of Koa (not-modified.ts), so that no token is checked twice.

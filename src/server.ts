@@ -23,8 +23,8 @@ import { markAccepted, markArrived } from './http/arrival.js';
 import { callerSubjectOf } from './http/caller.js';
 import { crowdingOf } from './http/crowding.js';
 import { isSuspended, SUSPENDED_CLOSE, socketsByCarShare, suspendedStatus } from './http/suspended.js';
+import type { SniCallback } from './local-ca.js';
 import { responseStatus, statusOf } from './shared/errors.js';
-import type { SniCallback } from './tls.js';
 
 export interface ListenOptions {
   host: string;

@@ -2,8 +2,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Authenticator } from './access/authenticate.js';
 import { type App, createApp } from './app.js';
-import { bookingPolicy } from './bookings/booking.policy.js';
-import { startBookingTimers } from './bookings/booking.timers.js';
 import { bootstrap } from './bootstrap.js';
 import { ensureDefaultCarShare } from './carshares/default-car-share.js';
 import { CAR_SHARE_CHANNEL, openCarShareRegistry } from './carshares/registry.js';
@@ -22,17 +20,15 @@ import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
 import { redisKeys } from './http/redis-keys.js';
+import { localCaCertPath, sniCertificates } from './local-ca.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities, type ModuleSettings } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
-import { startPurge } from './platform/purge.js';
 import { listen } from './server.js';
-import type { Changed } from './shared/changes.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
-import { every, type Periodic } from './shared/periodic.js';
-import { loadCertificate, localCaCertPath, selfSignedCertShown, sniCertificates } from './tls.js';
-import { sweepVerificationExpiry } from './verifications/verification.expiry.js';
+import { startSweeps } from './sweeps.js';
+import { loadCertificate, selfSignedCertShown } from './tls.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
 export interface Service {
@@ -65,8 +61,6 @@ export interface ServiceOptions {
   /** Execution gate sizes other than the service's own (tests: tiny lanes and a short wait, to overload it). */
   gate?: Partial<GateOptions>;
 }
-
-const SWEEP_MS = 60_000;
 
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
@@ -290,38 +284,4 @@ async function serve(
     publicUrl: config.PUBLIC_URL,
   });
   return { tls, listeners, sni };
-}
-
-/**
- * The background sweeps: verification expiry, and the booking timers (expire, no-show, auto-complete), each car
- * share's rows in its own scope, the car shares in turn. What they change is made stale in that car share's REST
- * cache once committed (`changed`), before the next batch.
- */
-function startSweeps(
-  o: { db: Database; config: Config; clock: Clock; log: Logger; changed: Changed },
-  everyMs?: number,
-): Periodic[] {
-  const { db, clock, log } = o;
-  return [
-    every(
-      everyMs ?? SWEEP_MS,
-      () => sweepVerificationExpiry(db.orm, clock, (carShareId) => o.changed('verifications', carShareId)),
-      (err) => log.error({ err }, 'verification expiry sweep failed'),
-    ),
-    // Deleted car shares' rows (CONTRACT §23), should the purge begun at the deletion have been cut short.
-    every(
-      everyMs ?? SWEEP_MS,
-      () => startPurge(db.orm, log),
-      (err) => log.error({ err }, 'purge of deleted car shares failed'),
-    ),
-    // Every instance sweeps; SKIP LOCKED shares the work.
-    startBookingTimers({
-      orm: db.orm,
-      clock,
-      policy: bookingPolicy(o.config.BOOKING_LEAD_MINUTES),
-      log,
-      everyMs,
-      moved: (carShareId) => o.changed('bookings', carShareId),
-    }),
-  ];
 }

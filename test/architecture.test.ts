@@ -43,7 +43,7 @@ const layers: readonly (readonly string[])[] = [
   // The kernel: errors, ids, clock, logging, pagination; ambient type declarations.
   ['src/shared', 'src/types'],
   // Settings and certificates, read at start and by the few modules that need a value of them.
-  ['src/config.ts', 'src/tls.ts'],
+  ['src/config.ts', 'src/tls.ts', 'src/local-ca.ts'],
   // The metrics registry: the pool, the GraphQL plugin and the webhook sender record into it.
   ['src/metrics'],
   ['src/db'],
@@ -85,6 +85,7 @@ const layers: readonly (readonly string[])[] = [
   // The composition root: assembles everything above.
   [
     'src/edge.ts',
+    'src/car-share-edge.ts',
     'src/not-modified.ts',
     'src/client-error.ts',
     'src/drain.ts',
@@ -92,6 +93,7 @@ const layers: readonly (readonly string[])[] = [
     'src/bootstrap.ts',
     'src/app.ts',
     'src/server.ts',
+    'src/sweeps.ts',
     'src/service.ts',
     'src/admin.ts',
     'src/webhooks-cli.ts',

@@ -5,7 +5,8 @@ import { searchRows, whereEquals } from '../db/search.js';
 import type { Context } from '../graphql/context.js';
 import { checkRange, type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
 
-const columns = {
+/** The sortable fields of an audit entry and their columns (the platform's trail adds its own to these). */
+export const auditColumns = {
   occurredDateUtc: 'occurred_date_utc',
   createdDateUtc: 'occurred_date_utc',
   lastModifiedDateUtc: 'occurred_date_utc',
@@ -27,7 +28,7 @@ export interface AuditFilter extends PageArgs {
 }
 
 export async function searchAuditEntries(ctx: Context, args: AuditFilter): Promise<Page<AuditEntry>> {
-  const page = pageRequest(args, { fields: Object.keys(columns), defaultSort: '-occurredDateUtc' });
+  const page = pageRequest(args, { fields: Object.keys(auditColumns), defaultSort: '-occurredDateUtc' });
   checkRange('fromUtc', args.fromUtc, 'toUtc', args.toUtc);
   const where: string[] = [];
   const params: unknown[] = [];
@@ -51,7 +52,7 @@ export async function searchAuditEntries(ctx: Context, args: AuditFilter): Promi
   }
   const { rows, total } = await searchRows<Record<string, unknown>>(
     ctx.em,
-    { table: 'audit_entry', where, params, columns },
+    { table: 'audit_entry', where, params, columns: auditColumns },
     page,
   );
   return { ...page, total, nodes: rows.map((r) => ctx.em.map(AuditEntry, r)) };

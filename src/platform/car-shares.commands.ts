@@ -16,9 +16,33 @@ import type { Context } from '../graphql/context.js';
 import { prepareCarShareOAuth } from '../oauth/first-party.js';
 import { type FieldErrorCode, isDomainError } from '../shared/errors.js';
 import { Check } from '../shared/validation.js';
-import { recordPlatformAudit } from './platform.audit.js';
+import { type PlatformAction, recordPlatformAudit } from './platform.audit.js';
 
 type Caller = Pick<Context, 'actor' | 'clock' | 'requestId'>;
+
+/** The car share's own entry for a platform change: it names the Platform, not the caller (CONTRACT §22). */
+const recordAsPlatform = (em: EntityManager, caller: Caller, what: PlatformAction, now: Date) =>
+  auditInCarShare(em, { ...what, actorType: 'Platform', requestId: caller.requestId, now });
+
+/**
+ * The car share's entry, then the platform's (naming the caller), in the transaction of `em`. After work in the car
+ * share's scope and role (`inCarShare`), that work is flushed and the role left between the two: the platform's
+ * table is the DATABASE_URL user's.
+ */
+async function recordOnBothTrails(
+  em: EntityManager,
+  caller: Caller,
+  what: PlatformAction,
+  now: Date,
+  inCarShare = false,
+): Promise<void> {
+  await recordAsPlatform(em, caller, what, now);
+  if (inCarShare) {
+    await em.flush();
+    await leaveCarShareRole(em);
+  }
+  await recordPlatformAudit(em, caller, what);
+}
 
 /**
  * A conflict about one field (a host or a username taken) names it in `Errors`, as a 400 would (CONTRACT §22: "both
@@ -124,24 +148,19 @@ export async function createCarShareForPlatform(orm: Orm, caller: Caller, input:
       async (em, carShare) => {
         const made = await makeOperator(em, caller, input.operator ?? {}, 'operator');
         await prepareCarShareOAuth(em, carShare, caller.clock);
-        const trail = {
-          carShareId: carShare.id,
-          actorType: 'Platform' as const,
-          requestId: caller.requestId,
+        const about = { carShareId: carShare.id };
+        await recordAsPlatform(
+          em,
+          caller,
+          { ...about, action: 'createCarShare', subjectType: 'CarShare', subjectId: carShare.id },
           now,
-        };
-        await auditInCarShare(em, {
-          ...trail,
-          action: 'createCarShare',
-          subjectType: 'CarShare',
-          subjectId: carShare.id,
-        });
-        await auditInCarShare(em, {
-          ...trail,
-          action: 'createUserAccount',
-          subjectType: 'UserAccount',
-          subjectId: made.account.id,
-        });
+        );
+        await recordAsPlatform(
+          em,
+          caller,
+          { ...about, action: 'createUserAccount', subjectType: 'UserAccount', subjectId: made.account.id },
+          now,
+        );
         return made;
       },
       async (em, carShare) => {
@@ -194,15 +213,12 @@ export async function updateCarShareForPlatform(
       'update car_share set name = ?, limits = ?::jsonb, last_modified_date_utc = ? where id = ?',
       [name, JSON.stringify(limits), now, row.id],
     );
-    const what = { action: 'updateCarShare', subjectType: 'CarShare' as const, subjectId: row.id };
-    await recordPlatformAudit(em, caller, { ...what, carShareId: row.id });
-    await auditInCarShare(em, {
-      ...what,
-      carShareId: row.id,
-      actorType: 'Platform',
-      requestId: caller.requestId,
+    await recordOnBothTrails(
+      em,
+      caller,
+      { action: 'updateCarShare', subjectType: 'CarShare', subjectId: row.id, carShareId: row.id },
       now,
-    });
+    );
     await carShareChanged(em, row.id);
   });
   await refreshRegistriesOn(orm);
@@ -218,21 +234,19 @@ export async function addOperatorForPlatform(orm: Orm, caller: Caller, id: strin
       em.setFilterParams(CAR_SHARE_FILTER, { id: row.id });
       const made = await makeOperator(em, caller, input, 'input');
       const now = caller.clock.now();
-      const what = {
-        action: 'addCarShareOperator',
-        subjectType: 'UserAccount' as const,
-        subjectId: made.account.id,
-      };
-      await auditInCarShare(em, {
-        ...what,
-        carShareId: row.id,
-        actorType: 'Platform',
-        requestId: caller.requestId,
+      // The account was made in the car share's scope and role; the platform's entry is written after leaving it.
+      await recordOnBothTrails(
+        em,
+        caller,
+        {
+          action: 'addCarShareOperator',
+          subjectType: 'UserAccount',
+          subjectId: made.account.id,
+          carShareId: row.id,
+        },
         now,
-      });
-      await em.flush();
-      await leaveCarShareRole(em);
-      await recordPlatformAudit(em, caller, { ...what, carShareId: row.id });
+        true,
+      );
       return {
         id: made.account.id,
         username: made.account.username,

@@ -3,6 +3,7 @@
 // outlives a deleted car share. Written as the DATABASE_URL user, read with `platformAudit`.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isCommandLine } from '../access/actor.js';
+import { auditColumns } from '../audit-search/audit.queries.js';
 import { runIn } from '../carshares/car-share.row.js';
 import type { Orm } from '../db/orm.js';
 import { deploymentEm } from '../db/scope.js';
@@ -51,18 +52,7 @@ export const auditPlatformAction = (
   a: PlatformAction,
 ): Promise<void> => deploymentEm(orm).transactional((em) => recordPlatformAudit(em as EntityManager, ctx, a));
 
-const columns = {
-  occurredDateUtc: 'occurred_date_utc',
-  createdDateUtc: 'occurred_date_utc',
-  lastModifiedDateUtc: 'occurred_date_utc',
-  actorId: 'actor_id',
-  actorType: 'actor_type',
-  action: 'action',
-  subjectType: 'subject_type',
-  subjectId: 'subject_id',
-  requestId: 'request_id',
-  carShareId: 'about_car_share_id',
-} as const;
+const columns = { ...auditColumns, carShareId: 'about_car_share_id' } as const;
 
 export interface PlatformAuditFilter extends PageArgs {
   carShareId?: string | null;

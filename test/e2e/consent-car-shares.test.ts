@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { deploymentSql } from '../../src/db/scope.js';
-import { localCaCertPath } from '../../src/tls.js';
+import { localCaCertPath } from '../../src/local-ca.js';
 import { type OAuthService, signUp } from '../oauth/support.js';
 import { defaultCarShareId } from '../support/scope.js';
 import { waitFor } from '../support/wait.js';

@@ -1,10 +1,9 @@
 // `npm run admin -- seed-demo` as a newcomer runs it beside a running service (CONTRACT §27): the JSON it prints,
 // a second run that adds nothing, accounts that sign in, cars `near` finds, bookings in several states, the audit
 // trail naming the command line, and the commands it prints on stderr booking a car as printed.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openOrm } from '../../src/db/orm.js';
@@ -17,16 +16,10 @@ import {
   startOAuthService,
   userTokens,
 } from '../oauth/support.js';
+import { type Ran, runCommand } from '../support/command.js';
 
-const root = resolve(import.meta.dirname, '../..');
 const REDIRECT = 'http://127.0.0.1:8765/callback';
 const AMSTERDAM = '52.3676,4.9041';
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let s: OAuthService;
 let dataDir: string;
@@ -34,30 +27,12 @@ let first: Ran;
 let opsToken: string;
 
 /** A command in the repository's folder with the environment a developer's shell has beside `npm start`. */
-function sh(command: string): Promise<Ran> {
-  return new Promise((done) => {
-    const child = spawn('sh', ['-c', command], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/root',
-        DATABASE_URL: inject('databaseUrl'),
-        DATA_DIR: dataDir,
-        PUBLIC_URL: s.origin,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on('data', (d) => {
-      stderr += String(d);
-    });
-    child.once('exit', (code) => done({ code, stdout, stderr }));
+const sh = (command: string): Promise<Ran> =>
+  runCommand('sh', ['-c', command], {
+    DATABASE_URL: inject('databaseUrl'),
+    DATA_DIR: dataDir,
+    PUBLIC_URL: s.origin,
   });
-}
 
 const admin = (...args: string[]) =>
   sh(`npm run --silent admin -- ${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`);

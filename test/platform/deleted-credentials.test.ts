@@ -12,7 +12,7 @@ import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { suspendCarShare } from '../../src/carshares/car-share.lifecycle.js';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
-import { localCaCertPath } from '../../src/tls.js';
+import { localCaCertPath } from '../../src/local-ca.js';
 import {
   authCodeRequest,
   authorize,

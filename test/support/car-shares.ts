@@ -10,7 +10,7 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { inject } from 'vitest';
 import { CAR_SHARE_CHANNEL } from '../../src/carshares/registry.js';
-import { localCaCertPath } from '../../src/tls.js';
+import { localCaCertPath } from '../../src/local-ca.js';
 import { waitFor } from './wait.js';
 
 export interface TestCarShare {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls, { type PeerCertificate } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCertificate, localCaCertPath, selfSignedCertPath, sniCertificates } from '../../src/tls.js';
+import { localCaCertPath, sniCertificates } from '../../src/local-ca.js';
+import { loadCertificate, selfSignedCertPath } from '../../src/tls.js';
 
 const isCarShareHost = (h: string) => h.endsWith('.cars.test');
 
