@@ -1,6 +1,7 @@
 // The outbox relay: committed outbox events are taken from the outbox and published on the event bus, in every
 // instance whether or not it delivers webhooks, so GraphQL subscriptions hear every event. Woken by the outbox's
-// NOTIFY (sent at commit); a poll is the fallback. Instances share the work: a batch is taken with SKIP LOCKED,
+// NOTIFY (sent at commit); a poll is the fallback. One instance answers NOTIFYs, the one holding the relay's lead
+// (relay.lead.ts); every instance looks at each poll. Instances share the work: a batch is taken with SKIP LOCKED,
 // so each event is published once however many instances run.
 //
 // Car shares (CONTRACT §20, §24 rule 5): the NOTIFY that wakes the relay names the car share whose events
@@ -18,6 +19,7 @@ import type { BusEvent, EventBus } from './bus.js';
 import { listenForWork } from './listen.js';
 import { OUTBOX_CHANNEL } from './outbox.announce.js';
 import { Pump } from './pump.js';
+import { relayLead } from './relay.lead.js';
 
 /** NOTIFYed in the transaction that writes outbox events (outbox.announce.ts), delivered when it commits. */
 export { OUTBOX_CHANNEL };
@@ -83,8 +85,11 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
   /** A wake named no car share (a reconnect, an older writer): look across car shares in the next round. */
   let lookAround = true;
   let lookedAt = Number.NEGATIVE_INFINITY;
+  const lead = relayLead(o.databaseUrl, log);
   const pump = new Pump(
     async () => {
+      // An instance without the lead runs rounds at its polls only: each is its chance to take the lead.
+      if (!lead.held) await lead.claim();
       // A round: one batch of every car share with events. A car share's failure is its own: the others go on.
       const round = new Set(named);
       named.clear();
@@ -112,12 +117,18 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
     else lookAround = true;
     pump.wake();
   };
-  const listener = listenForWork(o.databaseUrl, { [OUTBOX_CHANNEL]: wake }, log);
+  const listener = listenForWork(
+    o.databaseUrl,
+    // A NOTIFY is answered by the lead; a (re)connection, which carries no payload, by every instance.
+    { [OUTBOX_CHANNEL]: (payload) => (payload === undefined || lead.held) && wake(payload) },
+    log,
+  );
   return {
     wake: () => wake(),
     async stop() {
       await listener.close();
       await pump.stop();
+      await lead.close();
     },
   };
 }

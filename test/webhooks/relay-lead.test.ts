@@ -1,0 +1,90 @@
+// The outbox relay's lead (src/events/relay.lead.ts): of several instances on one database, one answers the outbox's
+// NOTIFYs and the others look only at their polls; when the lead's instance stops, another takes the lead at its
+// next poll and answers from then on. Not observable through the service's interfaces (every event is still relayed
+// once either way): what it saves is PostgreSQL's work per event, one look instead of one per instance.
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { type OutboxRelay, startOutboxRelay } from '../../src/events/relay.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { fanOutBatch } from '../../src/webhooks/fanout.js';
+import { useHarness } from '../support/harness.js';
+import { defaultCarShareId } from '../support/scope.js';
+import { waitFor } from '../support/wait.js';
+
+const h = useHarness({ resetEach: false });
+let notifier: pg.Client;
+const running: OutboxRelay[] = [];
+
+beforeAll(async () => {
+  notifier = new pg.Client({ connectionString: inject('databaseUrl') });
+  await notifier.connect();
+});
+afterAll(async () => {
+  await Promise.all(running.map((r) => r.stop()));
+  await notifier?.end();
+});
+
+/** A relay whose rounds are counted: the car shares it looked into, since the last `reset`. */
+function relay(pollMs: number) {
+  const looked: string[] = [];
+  const r = startOutboxRelay({
+    orm: h.orm,
+    databaseUrl: inject('databaseUrl'),
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    bus: undefined,
+    take: (em, opts) => {
+      looked.push(String(em.getSessionContext()?.variables?.['carshare.car_share_id']));
+      return fanOutBatch(em, opts);
+    },
+    pollMs,
+  });
+  running.push(r);
+  return { relay: r, looked, reset: () => looked.splice(0) };
+}
+
+const notify = () =>
+  notifier.query(`select pg_notify('carshare_outbox', $1)`, [defaultCarShareId()]).then(() => undefined);
+
+it('one of two instances answers the outbox NOTIFYs; the other waits for its poll', async () => {
+  const a = relay(60_000);
+  const b = relay(60_000);
+  // Their first rounds (each looks across car shares once, and tries to take the lead) are done.
+  await new Promise((r) => setTimeout(r, 500));
+  a.reset();
+  b.reset();
+  for (let i = 0; i < 5; i++) await notify();
+  // Both heard all five (a NOTIFY reaches every listener); the lead's rounds may take several in one.
+  await waitFor(() => a.looked.length + b.looked.length > 0, { timeoutMs: 5000 });
+  await new Promise((r) => setTimeout(r, 300));
+  const counts = [a.looked.length, b.looked.length].sort((x, y) => x - y);
+  expect(counts[0]).toBe(0);
+  expect(counts[1]).toBeGreaterThanOrEqual(1);
+  expect(new Set([...a.looked, ...b.looked])).toEqual(new Set([defaultCarShareId()]));
+  await Promise.all([a.relay.stop(), b.relay.stop()]);
+  running.splice(0);
+});
+
+it('when the lead stops, the other instance takes it at its next poll and answers NOTIFYs', async () => {
+  const a = relay(300);
+  await new Promise((r) => setTimeout(r, 300));
+  const b = relay(300);
+  await new Promise((r) => setTimeout(r, 500));
+  // The first started leads: the second's NOTIFY goes unanswered.
+  b.reset();
+  await notify();
+  await waitFor(() => a.looked.length > 0, { timeoutMs: 5000 });
+  expect(b.looked).toEqual([]);
+
+  await a.relay.stop();
+  b.reset();
+  // Within a poll or two the survivor leads; from then on a NOTIFY alone starts a round.
+  await waitFor(
+    async () => {
+      await notify();
+      return b.looked.includes(defaultCarShareId());
+    },
+    { timeoutMs: 5000, everyMs: 100, what: 'the second instance to answer a NOTIFY' },
+  );
+});
