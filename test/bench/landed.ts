@@ -93,8 +93,9 @@ export async function startLanded(o: {
     };
     const ours = await start('ours-before');
     // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-rls, ours-norls,
-    // ours-redis: test/bench/start.ts): every instance's outbox relay wakes at each event's NOTIFY, and that
-    // PostgreSQL work counts in a trial of either database.
+    // ours-redis: test/bench/start.ts). Their PostgreSQL work counts in a trial of either database: in the landed
+    // code every instance's relay looks at each event's NOTIFY, today's only the one with the lead (ours, started
+    // first: src/events/relay.lead.ts), so S5's twins carry no relay work in their own process CPU.
     for (const twin of ['b', 'c', 'd', 'e']) await start(`ours-before-${twin}`);
     const origin = `https://localhost:${ours.port}`;
     const refresh = async () => ({
