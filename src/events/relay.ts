@@ -1,7 +1,7 @@
 // The outbox relay: committed outbox events are taken from the outbox and published on the event bus, in every
 // instance whether or not it delivers webhooks, so GraphQL subscriptions hear every event. Woken by the outbox's
 // NOTIFY (sent at commit); a poll is the fallback. One instance answers NOTIFYs, the one holding the relay's lead
-// (relay.lead.ts); every instance looks at each poll. Instances share the work: a batch is taken with SKIP LOCKED,
+// (RELAY_LEAD_KEY below); every instance looks at each poll. Instances share the work: a batch is taken with SKIP LOCKED,
 // so each event is published once however many instances run.
 //
 // Car shares (CONTRACT §20, §24 rule 5): the NOTIFY that wakes the relay names the car share whose events
@@ -12,6 +12,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
 import { carShareEm, deploymentSql } from '../db/scope.js';
+import { sessionLead } from '../db/session-lead.js';
 import type { Clock } from '../shared/clock.js';
 import { isUuid } from '../shared/ids.js';
 import type { Logger } from '../shared/log.js';
@@ -19,12 +20,20 @@ import type { BusEvent, EventBus } from './bus.js';
 import { listenForWork } from './listen.js';
 import { OUTBOX_CHANNEL } from './outbox.announce.js';
 import { Pump } from './pump.js';
-import { relayLead } from './relay.lead.js';
 
 /** NOTIFYed in the transaction that writes outbox events (outbox.announce.ts), delivered when it commits. */
 export { OUTBOX_CHANNEL };
 
 const BATCH = 200;
+
+/**
+ * The relay's lead (src/db/session-lead.ts): the instance holding it answers the outbox's NOTIFYs. Every instance
+ * hears every NOTIFY, and when each looked at once an event cost PostgreSQL one look per instance (a round trip
+ * carrying its car share's scope and the read) where one takes it: with five instances on one database, more CPU
+ * per booking than the booking's own statements (test/bench S5, docs/performance.md). The others look at their
+ * polls, and try to take the lead there: a stopped instance's lead passes on within a poll.
+ */
+export const RELAY_LEAD_KEY = 727274667;
 
 /**
  * Takes up to `limit` committed, unpublished events of the car share `em` is scoped to, and marks them published
@@ -85,7 +94,7 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
   /** A wake named no car share (a reconnect, an older writer): look across car shares in the next round. */
   let lookAround = true;
   let lookedAt = Number.NEGATIVE_INFINITY;
-  const lead = relayLead(o.databaseUrl, log);
+  const lead = sessionLead(o.databaseUrl, RELAY_LEAD_KEY, 'outbox relay', log);
   const pump = new Pump(
     async () => {
       // An instance without the lead runs rounds at its polls only: each is its chance to take the lead.

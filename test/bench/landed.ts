@@ -95,7 +95,7 @@ export async function startLanded(o: {
     // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-rls, ours-norls,
     // ours-redis: test/bench/start.ts). Their PostgreSQL work counts in a trial of either database: in the landed
     // code every instance's relay looks at each event's NOTIFY, today's only the one with the lead (ours, started
-    // first: src/events/relay.lead.ts), so S5's twins carry no relay work in their own process CPU.
+    // first: src/events/relay.ts, src/db/session-lead.ts), so S5's twins carry no relay work in their own process CPU.
     for (const twin of ['b', 'c', 'd', 'e']) await start(`ours-before-${twin}`);
     const origin = `https://localhost:${ours.port}`;
     const refresh = async () => ({
