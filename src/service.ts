@@ -1,6 +1,7 @@
 // Starts and stops the whole service: database, GraphQL, listeners and background timers.
 import type { GraphQLSchema } from 'graphql';
 import type { Authenticator } from './access/authenticate.js';
+import { CHANNEL as TOKEN_CHANNEL, TokenCache } from './access/token.cache.js';
 import { type App, createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ensureDefaultCarShare } from './carshares/default-car-share.js';
@@ -87,16 +88,21 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     const carShares = await openCarShareRegistry(db.orm, config.PUBLIC_URL);
     // What a process keeps for a car share (its authorization server) is built again after a change to it.
     carShares.onChange((id) => auth?.forget(id));
+    // One listening connection for what every request must have heard before it is answered: changes to car
+    // shares (suspension, CONTRACT §23) and revoked tokens (§21). Both wait on its one barrier per turn.
+    const tokens = new TokenCache();
     carShareListener = listenForWork(
       db.url,
       {
         [CAR_SHARE_CHANNEL]: () =>
           void carShares.refresh().catch((err: unknown) => log.warn({ err }, 'car shares not reloaded')),
+        [TOKEN_CHANNEL]: (payload) => tokens.heard(payload),
       },
       log,
     );
     const heard = carShareListener;
     carShares.listenWith(() => heard.sync());
+    tokens.heardBy(() => heard.sync());
     await bootstrap(db.orm, {
       carShare: carShares.default,
       email: config.OPS_EMAIL,
@@ -112,6 +118,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       clock,
       log,
       timers: opts.timers !== false,
+      tokens,
     });
     bus = await eventBus(config, log);
     const schema = buildSchema(composeModules({ ...moduleSettings(config, bus), platform: { orm: db.orm } }));

@@ -32,3 +32,32 @@ export function syncBarrier(client: pg.Client): Promise<void> {
   client.query(sync);
   return sync.done;
 }
+
+/**
+ * One barrier per turn of the event loop for every caller: a caller shares the barrier queued behind the one in
+ * flight, sent at the end of the turn, so it serves every lookup that began during the turn (requests read together
+ * from many connections), not only the first of them, and it started after each of its callers called.
+ */
+export function coalescedPerTurn(barrier: () => Promise<void>): () => Promise<void> {
+  let inFlight: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  return () => {
+    if (queued) return queued;
+    const next = (inFlight ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => new Promise<void>((ok) => setImmediate(ok)))
+      .then(() => {
+        queued = undefined;
+        const p = barrier();
+        inFlight = p;
+        void p
+          .catch(() => undefined)
+          .finally(() => {
+            if (inFlight === p) inFlight = undefined;
+          });
+        return p;
+      });
+    queued = next;
+    return next;
+  };
+}

@@ -2,14 +2,15 @@
 // application stops being valid: the service announces those changes to every instance (NOTIFY carshare_auth,
 // sent in the change's transaction: revocation.ts). Before a cached answer is used, one protocol Sync on the
 // listening connection (no SQL statement: see sync.barrier.ts) makes sure every announcement committed earlier has
-// arrived, so a revocation is seen at once, on every instance; callers share it. While the announcements cannot be
-// heard, nothing is cached. Entries are kept per car share and token: a token checked in one car share is never an
+// arrived, so a revocation is seen at once, on every instance; callers share it. The service hears the
+// announcements on its one listening connection, whose barrier the car share registry shares (`heardBy`, `heard`:
+// src/service.ts); `listen` opens a connection of its own. While the announcements cannot be heard, nothing is cached. Entries are kept per car share and token: a token checked in one car share is never an
 // answer in another (CONTRACT §21). Announced ids are unique across the deployment, so an announcement drops its
 // entries in whichever car share holds them.
 import pg from 'pg';
 import type { Logger } from '../shared/log.js';
 import type { Actor } from './actor.js';
-import { syncBarrier } from './sync.barrier.js';
+import { coalescedPerTurn, syncBarrier } from './sync.barrier.js';
 
 export interface CachedToken {
   actor: Actor;
@@ -30,11 +31,6 @@ const keyOf = (carShareId: string, token: string) => `${carShareId}\n${token}`;
 
 export const CHANNEL = 'carshare_auth';
 
-/**
- * Resolves at the end of the current turn of the event loop: a barrier sent then serves every lookup that began
- * during the turn (requests read together from many connections), not only the first of them.
- */
-const endOfTurn = (): Promise<void> => new Promise((ok) => setImmediate(ok));
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 const RECONNECT_MS = 1_000;
@@ -44,10 +40,8 @@ export class TokenCache {
   #listening = false;
   /** Bumped by every invalidation, so a lookup that raced one is not cached. */
   #generation = 0;
-  #client: pg.Client | undefined;
-  /** The barrier query in flight, and the one queued behind it for callers that came after it started. */
-  #inFlight: Promise<void> | undefined;
-  #queued: Promise<void> | undefined;
+  /** The listening connection's barrier, one per turn; undefined while not listening. */
+  #barrier: (() => Promise<void>) | undefined;
 
   get generation(): number {
     return this.#generation;
@@ -75,30 +69,9 @@ export class TokenCache {
     return this.get(carShareId, token, nowMs());
   }
 
-  /** Coalesced: callers share a barrier query that started after they called. */
   #sync(): Promise<void> {
-    const client = this.#client;
-    if (!client || !this.#listening) return Promise.reject(new Error('not listening'));
-    if (this.#queued) return this.#queued;
-    const start = () => {
-      const p = syncBarrier(client);
-      this.#inFlight = p;
-      void p
-        .catch(() => undefined)
-        .finally(() => {
-          if (this.#inFlight === p) this.#inFlight = undefined;
-        });
-      return p;
-    };
-    const queued = (this.#inFlight ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(endOfTurn)
-      .then(() => {
-        this.#queued = undefined;
-        return start();
-      });
-    this.#queued = queued;
-    return queued;
+    if (!this.#barrier || !this.#listening) return Promise.reject(new Error('not listening'));
+    return this.#barrier();
   }
 
   set(carShareId: string, token: string, value: CachedToken, generation: number, nowMs: number): void {
@@ -132,6 +105,22 @@ export class TokenCache {
     this.#entries.clear();
   }
 
+  /**
+   * Hears invalidations through a listening connection of the caller's (LISTEN carshare_auth, each NOTIFY handed
+   * to `heard`): `barrier` is that connection's, coalesced per turn, and rejects while it is not listening.
+   */
+  heardBy(barrier: () => Promise<void>): void {
+    this.#barrier = barrier;
+    this.clear();
+    this.#listening = true;
+  }
+
+  /** A NOTIFY on `CHANNEL` (`forget` its payload), or none after the connection (re)opened: anything may have changed. */
+  heard(payload?: string): void {
+    if (payload) this.forget(payload);
+    else this.clear();
+  }
+
   /** Listens for invalidations on a dedicated connection, reconnecting until closed. */
   async listen(databaseUrl: string, log: Logger): Promise<() => Promise<void>> {
     let client: pg.Client | undefined;
@@ -139,7 +128,7 @@ export class TokenCache {
     let timer: NodeJS.Timeout | undefined;
     const lost = (err: unknown) => {
       this.#listening = false;
-      this.#client = undefined;
+      this.#barrier = undefined;
       this.clear();
       if (closed) return;
       log.warn({ err }, 'token cache: no invalidation channel; caching paused until it is back');
@@ -164,7 +153,7 @@ export class TokenCache {
         return lost(err);
       }
       client = c;
-      this.#client = c;
+      this.#barrier = coalescedPerTurn(() => syncBarrier(c));
       this.clear();
       this.#listening = !closed;
     };
@@ -172,7 +161,7 @@ export class TokenCache {
     return async () => {
       closed = true;
       this.#listening = false;
-      this.#client = undefined;
+      this.#barrier = undefined;
       this.clear();
       if (timer) clearTimeout(timer);
       await client?.end().catch(() => undefined);

@@ -28,7 +28,7 @@ export interface CarShareRegistry {
    * Callers in one turn of the event loop share one barrier; without a listener it resolves at once.
    */
   settled(): Promise<void>;
-  /** The barrier of the connection that hears this registry's NOTIFYs. */
+  /** The barrier of the connection that hears this registry's NOTIFYs, one per turn (listenForWork's `sync`). */
   listenWith(barrier: () => Promise<void>): void;
 }
 
@@ -107,29 +107,6 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
   };
   await refresh();
   let barrier: (() => Promise<void>) | undefined;
-  let inFlight: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
-  // Coalesced as the token cache's barrier is (src/access/token.cache.ts): callers share one that started after
-  // they called, sent at the end of the turn.
-  const sync = (): Promise<void> => {
-    if (queued) return queued;
-    const next = (inFlight ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() => new Promise<void>((ok) => setImmediate(ok)))
-      .then(() => {
-        queued = undefined;
-        const p = barrier ? barrier() : Promise.resolve();
-        inFlight = p;
-        void p
-          .catch(() => undefined)
-          .finally(() => {
-            if (inFlight === p) inFlight = undefined;
-          });
-        return p;
-      });
-    queued = next;
-    return next;
-  };
   const settled = async (): Promise<void> => {
     if (!barrier) return;
     let timer: NodeJS.Timeout | undefined;
@@ -138,7 +115,7 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     });
     try {
       await Promise.race([
-        sync()
+        barrier()
           .then(() => loading)
           .catch(() => undefined),
         late,

@@ -2,11 +2,14 @@
 // so workers start within milliseconds and caches drop what changed; polling stays as the fallback. Reconnects
 // on its own after a dropped connection.
 import pg from 'pg';
-import { syncBarrier } from '../access/sync.barrier.js';
+import { coalescedPerTurn, syncBarrier } from '../access/sync.barrier.js';
 import type { Logger } from '../shared/log.js';
 
 export interface Listener {
-  /** Resolves once every NOTIFY committed before the call has been handled; rejects while not listening. */
+  /**
+   * Resolves once every NOTIFY committed before the call has been handled; rejects while not listening. Callers in
+   * one turn of the event loop share one barrier.
+   */
   sync(): Promise<void>;
   close(): Promise<void>;
 }
@@ -57,10 +60,10 @@ export function listenForWork(
   return {
     // PostgreSQL sends the notifications pending for a connection before it answers on it: a bare protocol Sync,
     // no statement (src/access/sync.barrier.ts).
-    async sync() {
+    sync: coalescedPerTurn(async () => {
       if (!listening) throw new Error('not listening');
       await syncBarrier(listening);
-    },
+    }),
     async close() {
       closed = true;
       clearTimeout(retry);

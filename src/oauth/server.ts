@@ -3,6 +3,7 @@
 // used ones (§26); the sign-in and consent routes; the resource server's token check; housekeeping of expired rows.
 import type Router from '@koa/router';
 import type Koa from 'koa';
+import type { TokenCache } from '../access/token.cache.js';
 import type { CarShare } from '../carshares/car-share.js';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
@@ -38,6 +39,8 @@ export async function createAuthServer(deps: {
   clock: Clock;
   log: Logger;
   timers?: boolean;
+  /** The token cache, heard through the instance's listening connection (src/service.ts). */
+  tokens?: TokenCache | undefined;
 }): Promise<AuthServer> {
   const { orm, log } = deps;
   const size = deps.config.CAR_SHARE_CACHE_SIZE ?? 500;
@@ -70,7 +73,12 @@ export async function createAuthServer(deps: {
     return entry.site;
   };
 
-  const authenticator = await tokenAuthenticator({ siteFor, databaseUrl: deps.databaseUrl, log });
+  const authenticator = await tokenAuthenticator({
+    siteFor,
+    databaseUrl: deps.databaseUrl,
+    log,
+    tokens: deps.tokens,
+  });
   const interactions = interactionRoutes({
     siteOf: (ctx) => ctx.state.oauth as OAuthSite,
     clock: deps.clock,

@@ -71,9 +71,11 @@ export async function tokenAuthenticator(deps: {
   siteFor(carShare: CarShare): Promise<OAuthSite>;
   databaseUrl: string;
   log: Logger;
+  /** A cache the caller keeps hearing invalidations (src/service.ts); otherwise one listening on its own connection. */
+  tokens?: TokenCache | undefined;
 }): Promise<TokenAuthenticator> {
-  const cache = new TokenCache();
-  const stopListening = await cache.listen(deps.databaseUrl, deps.log);
+  const cache = deps.tokens ?? new TokenCache();
+  const stopListening = deps.tokens ? async () => undefined : await cache.listen(deps.databaseUrl, deps.log);
   return {
     async actorFor(authorization, carShare) {
       const value = bearerToken(authorization);
