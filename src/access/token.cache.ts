@@ -4,8 +4,9 @@
 // listening connection (no SQL statement: see sync.barrier.ts) makes sure every announcement committed earlier has
 // arrived, so a revocation is seen at once, on every instance; callers share it. The service hears the
 // announcements on its one listening connection, whose barrier the car share registry shares (`heardBy`, `heard`:
-// src/service.ts); `listen` opens a connection of its own. While the announcements cannot be heard, nothing is cached. Entries are kept per car share and token: a token checked in one car share is never an
-// answer in another (CONTRACT §21). Announced ids are unique across the deployment, so an announcement drops its
+// src/service.ts); `listen` opens a connection of its own. While the announcements cannot be heard, nothing is
+// cached. Entries are kept per car share and token: a token checked in one car share is never an answer in another
+// (CONTRACT §21). Announced ids are unique across the deployment, so an announcement drops its
 // entries in whichever car share holds them.
 import pg from 'pg';
 import type { Logger } from '../shared/log.js';
@@ -37,10 +38,9 @@ const RECONNECT_MS = 1_000;
 
 export class TokenCache {
   readonly #entries = new Map<string, Entry>();
-  #listening = false;
   /** Bumped by every invalidation, so a lookup that raced one is not cached. */
   #generation = 0;
-  /** The listening connection's barrier, one per turn; undefined while not listening. */
+  /** The listening connection's barrier, one per turn; undefined while not listening (then nothing is cached). */
   #barrier: (() => Promise<void>) | undefined;
 
   get generation(): number {
@@ -51,7 +51,7 @@ export class TokenCache {
     const key = keyOf(carShareId, token);
     const e = this.#entries.get(key);
     if (!e) return undefined;
-    if (!this.#listening || e.until <= nowMs || e.exp * 1000 <= nowMs) {
+    if (!this.#barrier || e.until <= nowMs || e.exp * 1000 <= nowMs) {
       this.#entries.delete(key);
       return undefined;
     }
@@ -70,12 +70,12 @@ export class TokenCache {
   }
 
   #sync(): Promise<void> {
-    if (!this.#barrier || !this.#listening) return Promise.reject(new Error('not listening'));
+    if (!this.#barrier) return Promise.reject(new Error('not listening'));
     return this.#barrier();
   }
 
   set(carShareId: string, token: string, value: CachedToken, generation: number, nowMs: number): void {
-    if (!this.#listening || generation !== this.#generation) return;
+    if (!this.#barrier || generation !== this.#generation) return;
     const key = keyOf(carShareId, token);
     if (this.#entries.size >= MAX_ENTRIES) {
       const oldest = this.#entries.keys().next().value;
@@ -112,10 +112,12 @@ export class TokenCache {
   heardBy(barrier: () => Promise<void>): void {
     this.#barrier = barrier;
     this.clear();
-    this.#listening = true;
   }
 
-  /** A NOTIFY on `CHANNEL` (`forget` its payload), or none after the connection (re)opened: anything may have changed. */
+  /**
+   * A NOTIFY on `CHANNEL` (`forget` its payload), or none after the connection (re)opened: anything may have
+   * changed.
+   */
   heard(payload?: string): void {
     if (payload) this.forget(payload);
     else this.clear();
@@ -127,7 +129,6 @@ export class TokenCache {
     let closed = false;
     let timer: NodeJS.Timeout | undefined;
     const lost = (err: unknown) => {
-      this.#listening = false;
       this.#barrier = undefined;
       this.clear();
       if (closed) return;
@@ -153,14 +154,12 @@ export class TokenCache {
         return lost(err);
       }
       client = c;
-      this.#barrier = coalescedPerTurn(() => syncBarrier(c));
+      if (!closed) this.#barrier = coalescedPerTurn(() => syncBarrier(c));
       this.clear();
-      this.#listening = !closed;
     };
     await connect();
     return async () => {
       closed = true;
-      this.#listening = false;
       this.#barrier = undefined;
       this.clear();
       if (timer) clearTimeout(timer);

@@ -12,7 +12,10 @@ export interface SessionLead {
   close(): Promise<void>;
 }
 
-/** `key`: the advisory lock's one bigint key (the transaction locks elsewhere take other keys); `what` names it in logs. */
+/**
+ * `key`: the advisory lock's one bigint key (the transaction locks elsewhere take other keys); `what` names it in
+ * logs.
+ */
 export function sessionLead(databaseUrl: string, key: number, what: string, log: Logger): SessionLead {
   let client: pg.Client | undefined;
   let held = false;

@@ -1,8 +1,8 @@
 // The outbox relay: committed outbox events are taken from the outbox and published on the event bus, in every
 // instance whether or not it delivers webhooks, so GraphQL subscriptions hear every event. Woken by the outbox's
 // NOTIFY (sent at commit); a poll is the fallback. One instance answers NOTIFYs, the one holding the relay's lead
-// (RELAY_LEAD_KEY below); every instance looks at each poll. Instances share the work: a batch is taken with SKIP LOCKED,
-// so each event is published once however many instances run.
+// (RELAY_LEAD_KEY below); every instance looks at each poll. Instances share the work: a batch is taken with SKIP
+// LOCKED, so each event is published once however many instances run.
 //
 // Car shares (CONTRACT §20, §24 rule 5): the NOTIFY that wakes the relay names the car share whose events
 // committed, and that car share's events are taken in its own scope; which car shares have unpublished events is
@@ -129,7 +129,11 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
   const listener = listenForWork(
     o.databaseUrl,
     // A NOTIFY is answered by the lead; a (re)connection, which carries no payload, by every instance.
-    { [OUTBOX_CHANNEL]: (payload) => (payload === undefined || lead.held) && wake(payload) },
+    {
+      [OUTBOX_CHANNEL]: (payload) => {
+        if (payload === undefined || lead.held) wake(payload);
+      },
+    },
     log,
   );
   return {

@@ -1,7 +1,8 @@
 // The outbox relay's lead (src/events/relay.ts, src/db/session-lead.ts): of several instances on one database, one
-// answers the outbox's NOTIFYs and the others look only at their polls; when the lead's instance stops, another takes the lead at its
-// next poll and answers from then on. Not observable through the service's interfaces (every event is still relayed
-// once either way): what it saves is PostgreSQL's work per event, one look instead of one per instance.
+// answers the outbox's NOTIFYs and the others look only at their polls; when the lead's instance stops, another
+// takes the lead at its next poll and answers from then on. Not observable through the service's interfaces (every
+// event is still relayed once either way): what it saves is PostgreSQL's work per event, one look instead of one per
+// instance.
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
