@@ -74,29 +74,27 @@ export async function startLanded(o: {
     ).rows[0]!.id;
     await db.end();
 
-    const start = async (name: string) => {
-      const port = await freePort();
-      const v = await p.startVariant(
-        name,
-        'variants/ours.ts',
-        {
-          ...p.serviceEnv({ databaseUrl: database!.url, dataDir, port, logLevel: 'info' }),
-          ...o.certs,
-          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-          ...p.startEnv(),
-        },
-        true,
-        p.startFlags(),
-      );
-      o.processes.set(name, v);
-      return v;
-    };
-    const ours = await start('ours-before');
-    // As many instances on its database as today's service has on its own (ours, ours-noauth, ours-rls, ours-norls,
-    // ours-redis: test/bench/start.ts). Their PostgreSQL work counts in a trial of either database: in the landed
-    // code every instance's relay looks at each event's NOTIFY, today's only the one with the lead (ours, started
-    // first: src/events/relay.ts, src/db/session-lead.ts), so S5's twins carry no relay work in their own process CPU.
-    for (const twin of ['b', 'c', 'd', 'e']) await start(`ours-before-${twin}`);
+    // One instance: every trial's PostgreSQL CPU counts all client backends of its database, so each database has
+    // one relay answering the outbox's NOTIFYs, as in a one-instance deployment. The landed code's every instance
+    // answers each NOTIFY with a look; today's instances leave that to the one holding the relay's lead (`ours`,
+    // started first: src/events/relay.ts, src/db/session-lead.ts). With five landed instances an event cost five
+    // looks there and one here, in L1's trials as in the service's, and the ratio of the two ratios read that
+    // shared difference instead of the service's own. Left uneven: the landed service's own process does its look,
+    // while `ours-rls` leaves it to `ours`.
+    const port = await freePort();
+    const ours = await p.startVariant(
+      'ours-before',
+      'variants/ours.ts',
+      {
+        ...p.serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'info' }),
+        ...o.certs,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        ...p.startEnv(),
+      },
+      true,
+      p.startFlags(),
+    );
+    o.processes.set('ours-before', ours);
     const origin = `https://localhost:${ours.port}`;
     const refresh = async () => ({
       reader: await clientCredentialsToken(origin, o.ca, prepared.reader, READER_SCOPES),

@@ -97,7 +97,7 @@ try {
     processes,
     driver,
     db,
-    // The landed code's processes (ours-before and its other instances, L1-before) run on its own database.
+    // The landed code's processes (ours-before, L1-before) run on its own database.
     dbOf: (name) => (landed && name.includes('-before') ? landed.dbName : database.name),
     carShareId: prepared.carShareId,
     ca: tls.cert,
