@@ -103,8 +103,8 @@ export interface App {
    * there: for answers written before a request could be read.
    */
   baseUrlAt(host: unknown): string | undefined;
-  /** graphql-ws's queries and mutations, through the execution gate (CONTRACT §13, §28). */
-  executeGated: GraphQLEndpoint['executeGated'];
+  /** graphql-ws's queries and mutations, run and answered as /graphql's are (CONTRACT §13, §28). */
+  socket: GraphQLEndpoint['socket'];
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
   limits: GraphQLLimits;
   /** Makes the REST cache stale after mutations run outside Apollo (graphql-ws): told their root fields, in a car share. */
@@ -311,7 +311,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       );
     },
     baseUrlAt: (host) => (typeof host === 'string' ? deps.carShares.byHost(host)?.baseUrl : undefined),
-    executeGated: graphql.executeGated,
+    socket: graphql.socket,
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),
     afterMutation: staleAfter,

@@ -210,8 +210,10 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
         if (fields.length > 0 && carShare) await app.afterMutation(fields, carShare.id);
       },
       // Queries and mutations wait their turn at the execution gate, as on every other path (subscriptions hold no
-      // execution: each event is small).
-      execute: (args) => app.executeGated(args),
+      // execution: each event is small); every answer's errors are shaped and masked as /graphql's.
+      execute: (args) => app.socket.execute(args),
+      onNext: (_ctx, _id, _payload, args, result) => app.socket.onNext(args, result),
+      onError: (_ctx, _id, _payload, errors) => app.socket.onError(errors),
       context: async (ctx) => {
         const auth = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
         const carShare = carShares.get(ctx);

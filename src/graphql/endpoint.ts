@@ -4,14 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
 import { koaMiddleware } from '@as-integrations/koa';
 import Router from '@koa/router';
-import {
-  type DocumentNode,
-  type ExecutionArgs,
-  type ExecutionResult,
-  GraphQLError,
-  type GraphQLSchema,
-  execute as graphqlExecute,
-} from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
 import type { Actor } from '../access/actor.js';
 import type { Authenticator } from '../access/authenticate.js';
@@ -29,14 +22,13 @@ import { startApollo } from './apollo.js';
 import { graphqlBody } from './body.js';
 import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
-import { complexityOf } from './cost.js';
 import { createExecutionGate, type GateOptions, gateSizes } from './execution-gate.js';
-import { isGateRefusal, refusalError } from './execution-lane.js';
 import { exposedFullCollection, heapCeiling } from './heap-ceiling.js';
 import { inProcessExecutor } from './in-process.js';
 import { graphqlLimits } from './limits.guard.js';
 import type { GraphQLLimits } from './limits.js';
 import { spliceHeldText } from './response-pieces.js';
+import { type SocketExecution, socketExecution } from './socket-execution.js';
 
 export interface GraphQLDeps {
   schema: GraphQLSchema;
@@ -83,8 +75,8 @@ export interface GraphQLEndpoint {
   ): Promise<InProcessResult>;
   /** A context for a raw Authorization header, checked afresh (graphql-ws), in the car share addressed. */
   contextFor(authorization: string | undefined, carShare: CarShare, requestId?: string): Promise<Context>;
-  /** graphql-ws's queries and mutations, through the execution gate like every other execution. */
-  executeGated(args: ExecutionArgs): Promise<ExecutionResult>;
+  /** graphql-ws's queries and mutations, run and answered as /graphql's are. */
+  socket: SocketExecution;
   stop(): Promise<void>;
 }
 
@@ -194,18 +186,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     async contextFor(authorization, carShare, requestId = randomUUID()) {
       return contextOf(await authenticator.actorFor(authorization, carShare), requestId, carShare);
     },
-    // CONTRACT §13 "Memory" and §28 "Overload" over graphql-ws too: a large query waits its turn, and one that
-    // cannot start in time gets the `ServiceUnavailable` error instead of running (the connection stays open).
-    async executeGated(args) {
-      const cost = complexityOf(schema, args.document, args.operationName, args.variableValues)?.cost ?? 0;
-      try {
-        return await gate.run(cost, async () => graphqlExecute(args));
-      } catch (e) {
-        if (!isGateRefusal(e)) throw e;
-        const { message, extensions } = refusalError(e);
-        return { errors: [new GraphQLError(message, { extensions })] };
-      }
-    },
+    socket: socketExecution({ schema, compiled, gate, metrics: deps.metrics, log }),
     stop: () => apollo.stop(),
   };
 }

@@ -3,10 +3,11 @@
 // the request id to quote.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLError, GraphQLFormattedError, Source } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, Kind, type Source } from 'graphql';
 import { errorCodes, fieldLabel, isDomainError, MASKED_MESSAGE } from '../shared/errors.js';
 import type { Context } from './context.js';
 import { argumentAt } from './error-location.js';
+import { isGateRefusal, refusalError } from './execution-lane.js';
 
 const passThrough = new Set([
   'GRAPHQL_PARSE_FAILED',
@@ -159,9 +160,41 @@ export const unexpectedErrorsPlugin: ApolloServerPlugin<Context> = {
 };
 
 /**
- * The errors of a read run outside Apollo's pipeline (in-process.ts), shaped as Apollo shapes them: its enrichment
- * (the error's JSON, INTERNAL_SERVER_ERROR when it has no code), `formatError`, then what `unexpectedErrorsPlugin`
- * does. Running the read again through Apollo to get that shape executed every failed read twice.
+ * A variable's value refused before anything ran (Apollo's `isBadUserInputGraphQLError`): Apollo gives it the code
+ * `BAD_USER_INPUT`, which `formatError` turns into a field error naming the variable.
+ */
+function isVariableRefusal(e: GraphQLError): boolean {
+  const node = e.nodes?.length === 1 ? e.nodes[0] : undefined;
+  if (node?.kind !== Kind.VARIABLE_DEFINITION || e.extensions?.code != null) return false;
+  const variable = `Variable "$${node.variable.name.value}" `;
+  return ['has invalid value', 'got invalid value ', 'of required type ', 'of non-null type '].some((rest) =>
+    e.message.startsWith(variable + rest),
+  );
+}
+
+/** An error wrapped as Apollo wraps it (its `GraphQLErrorWithCode` classes): the code added, the cause kept. */
+const withCode = (e: GraphQLError, code: string): GraphQLError =>
+  new GraphQLError(e.message, {
+    ...(e.nodes ? { nodes: e.nodes } : {}),
+    originalError: e.originalError ?? e,
+    extensions: { ...e.extensions, code },
+  });
+
+/** Apollo's enrichment (the error's JSON, INTERNAL_SERVER_ERROR when it has no code), `formatError`, the request id. */
+function shaped(e: GraphQLError, ctx: Pick<Context, 'requestId'>): GraphQLFormattedError {
+  const { http: _http, ...extensions } = e.extensions ?? {};
+  const enriched = {
+    ...e.toJSON(),
+    extensions: { ...extensions, code: extensions.code ?? 'INTERNAL_SERVER_ERROR' },
+  };
+  return withRequestId(formatError(enriched, e), ctx.requestId);
+}
+
+/**
+ * The errors of an execution run outside Apollo's pipeline (in-process.ts, graphql-ws), shaped as Apollo shapes
+ * them: a variable refused is `BAD_USER_INPUT`, then the enrichment, `formatError` and what
+ * `unexpectedErrorsPlugin` does. An execution the gate refused answers as on /graphql (limits.ts). Running a read
+ * again through Apollo to get that shape executed every failed read twice.
  */
 export function formatExecutionErrors(
   errors: readonly GraphQLError[],
@@ -169,11 +202,29 @@ export function formatExecutionErrors(
 ): GraphQLFormattedError[] {
   logUnexpected(errors, ctx.log);
   return errors.map((e) => {
-    const { http: _http, ...extensions } = e.extensions ?? {};
-    const enriched = {
-      ...e.toJSON(),
-      extensions: { ...extensions, code: extensions.code ?? 'INTERNAL_SERVER_ERROR' },
-    };
-    return withRequestId(formatError(enriched, e), ctx.requestId);
+    if (isGateRefusal(e.originalError)) return refusalError(e.originalError);
+    return shaped(isVariableRefusal(e) ? withCode(e, 'BAD_USER_INPUT') : e, ctx);
+  });
+}
+
+/**
+ * The errors of graphql-ws's `error` message, shaped as /graphql answers them: the limits' refusals
+ * (limits.guard.ts, the rate limits) as they are; a failure while a subscription streamed as an execution's error;
+ * anything else is a document that did not validate, wrapped as Apollo wraps it (`GRAPHQL_VALIDATION_FAILED`, or a
+ * field error for an argument our scalars refused).
+ */
+export function formatRequestErrors(
+  errors: readonly GraphQLError[],
+  ctx: Pick<Context, 'log' | 'requestId'>,
+): GraphQLFormattedError[] {
+  return errors.map((e) => {
+    // Validation names the document's nodes; the code it carries is a scalar's, read by `formatError`.
+    if (e.nodes?.length) return shaped(withCode(e, 'GRAPHQL_VALIDATION_FAILED'), ctx);
+    if (e.extensions?.code != null) {
+      const { http: _http, ...extensions } = e.extensions;
+      return { message: e.message, extensions };
+    }
+    if (e.originalError) return formatExecutionErrors([e], ctx)[0]!;
+    return shaped(withCode(e, 'GRAPHQL_VALIDATION_FAILED'), ctx);
   });
 }

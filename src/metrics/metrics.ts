@@ -23,6 +23,8 @@ export interface Metrics {
   answered(route: string, method: string, status: number, startedMs: number): void;
   passedOn(): void;
   graphqlPlugin: ApolloServerPlugin;
+  /** One GraphQL operation run outside Apollo (graphql-ws), counted as the plugin counts Apollo's. */
+  operation(type: string, name: string | null | undefined, failed: boolean): void;
   /** The /metrics handler; with a token configured, callers must present it as a bearer token. */
   handler(token: string | undefined): Koa.Middleware;
   /** For subsystems to publish their own figures (webhook outcomes, queue depth…) on the same registry. */
@@ -72,6 +74,12 @@ export function createMetrics(): Metrics {
 
   // Operation names are the client's to choose: a closed set of the first ones seen (labels.ts).
   const operationName = firstNames(200);
+  const operation = (type: string, name: string | null | undefined, failed: boolean) =>
+    operations.inc({
+      type,
+      name: operationName(name ?? 'anonymous'),
+      outcome: failed ? 'error' : 'success',
+    });
 
   const byRequest = new Map<
     string,
@@ -115,17 +123,14 @@ export function createMetrics(): Metrics {
         answered(routeLabel(ctx, templateOf), ctx.method, ctx.status, started);
       }
     },
+    operation,
     graphqlPlugin: {
       async requestDidStart() {
         return {
           async willSendResponse(rc) {
             const body = rc.response.body;
             const failed = body.kind === 'single' && (body.singleResult.errors?.length ?? 0) > 0;
-            operations.inc({
-              type: rc.operation?.operation ?? 'unknown',
-              name: operationName(rc.operationName ?? 'anonymous'),
-              outcome: failed ? 'error' : 'success',
-            });
+            operation(rc.operation?.operation ?? 'unknown', rc.operationName, failed);
           },
         };
       },
