@@ -87,6 +87,8 @@ export async function startLanded(o: {
       'variants/ours.ts',
       {
         ...p.serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'info' }),
+        // Its own startVariant may not name its backends (measure.ts tells PostgreSQL CPU apart by process).
+        PGAPPNAME: 'ours-before',
         ...o.certs,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         ...p.startEnv(),
@@ -115,6 +117,7 @@ export async function startLanded(o: {
         DATABASE_URL: database.url,
         POOL: '10',
         BORROWER_ID: borrowerId,
+        PGAPPNAME: 'L1-before',
       }),
     );
     return { tokens, refresh, dbName: database.name, cleanup };

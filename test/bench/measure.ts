@@ -17,6 +17,11 @@ export interface Settings {
 export interface Trial extends LoadResult {
   serverCpuMicros: number;
   pgCpuMicros: number;
+  /**
+   * The same PostgreSQL CPU by the process whose backends spent it (`application_name`, PGAPPNAME: processes.ts):
+   * where a request's PostgreSQL work runs when another process answers its NOTIFYs (the relay's lead).
+   */
+  pgCpuByProcess: Record<string, number>;
   statements: number;
 }
 
@@ -65,12 +70,19 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function pgCpu(b: Bench, dbName: string): Promise<Map<number, number>> {
-  const r = await b.db.query<{ pid: number }>(
-    `select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
+/** CPU (µs) of the database's client backends by pid, and the process each serves. */
+async function pgCpu(
+  b: Bench,
+  dbName: string,
+): Promise<{ cpu: Map<number, number>; by: Map<number, string> }> {
+  const r = await b.db.query<{ pid: number; application_name: string }>(
+    `select pid, application_name from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
     [dbName],
   );
-  return cpuOf(r.rows.map((x) => x.pid));
+  return {
+    cpu: cpuOf(r.rows.map((x) => x.pid)),
+    by: new Map(r.rows.map((x) => [x.pid, x.application_name || 'unnamed'])),
+  };
 }
 
 export function jobFor(b: Bench, v: Variant, r: Request, durationMs: number): Job {
@@ -99,14 +111,28 @@ async function trial(b: Bench, v: Variant, job: Job): Promise<Trial> {
   const [s1, p1] = [await v.stats(), await pgCpu(b, dbName)];
   b.seq = result.nextSeq;
   let pgCpuMicros = 0;
-  for (const [pid, cpu] of p1) pgCpuMicros += cpu - (p0.get(pid) ?? 0);
+  const pgCpuByProcess: Record<string, number> = {};
+  for (const [pid, cpu] of p1.cpu) {
+    const spent = cpu - (p0.cpu.get(pid) ?? 0);
+    pgCpuMicros += spent;
+    const by = p1.by.get(pid)!;
+    pgCpuByProcess[by] = (pgCpuByProcess[by] ?? 0) + spent;
+  }
   return {
     ...result,
     serverCpuMicros: s1.cpuMicros - s0.cpuMicros,
     pgCpuMicros,
+    pgCpuByProcess,
     statements: s1.statements - s0.statements,
   };
 }
+
+const byProcess = (t: Trial): string =>
+  Object.entries(t.pgCpuByProcess)
+    .filter(([, cpu]) => cpu > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, cpu]) => `${name} ${(cpu / t.requests).toFixed(0)}`)
+    .join(', ');
 
 /** Runs the scenario's trials; `expected` holds each valid variant's body hash (undefined: status only). */
 export async function measure(
@@ -145,7 +171,8 @@ export async function measure(
       log(
         `    ${s.id} ${v.label.padEnd(8)} trial ${t + 1}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms` +
           (result.errors ? `, ${result.errors} errors (${result.firstError})` : '') +
-          (result.mismatches ? `, ${result.mismatches} wrong bodies` : ''),
+          (result.mismatches ? `, ${result.mismatches} wrong bodies` : '') +
+          `; PostgreSQL µs/req by process: ${byProcess(result)}`,
       );
     }
   }

@@ -150,6 +150,8 @@ export async function startVariant(
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/root',
       ...(process.env.BENCH_SQL_LOG ? { BENCH_SQL_LOG: process.env.BENCH_SQL_LOG } : {}),
+      // Its PostgreSQL backends carry its name (pg reads PGAPPNAME): their CPU is told apart by process (measure.ts).
+      PGAPPNAME: name,
       ...env,
     },
     // The service's request log goes where production would send it: out of this process.
