@@ -79,7 +79,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   let bus: EventBus | undefined;
   let relay: OutboxRelay | undefined;
   let delivery: DeliveryRuntime | undefined;
-  let carShareListener: Listener | undefined;
+  let listener: Listener | undefined;
   try {
     await ensureDefaultCarShare(db.orm, {
       publicUrl: config.PUBLIC_URL,
@@ -88,10 +88,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     const carShares = await openCarShareRegistry(db.orm, config.PUBLIC_URL);
     // What a process keeps for a car share (its authorization server) is built again after a change to it.
     carShares.onChange((id) => auth?.forget(id));
-    // One listening connection for what every request must have heard before it is answered: changes to car
-    // shares (suspension, CONTRACT §23) and revoked tokens (§21). Both wait on its one barrier per turn.
+    // The instance's one listening connection (PostgreSQL wakes each listening connection at every NOTIFY): what
+    // every request must have heard before it is answered, changes to car shares (suspension, CONTRACT §23) and
+    // revoked tokens (§21), both waiting on its one barrier per turn; and the outbox relay's and the deliveries'
+    // wake-ups, added below.
     const tokens = new TokenCache();
-    carShareListener = listenForWork(
+    listener = listenForWork(
       db.url,
       {
         [CAR_SHARE_CHANNEL]: () =>
@@ -100,7 +102,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       },
       log,
     );
-    const heard = carShareListener;
+    const heard = listener;
     carShares.listenWith(() => heard.sync());
     tokens.heardBy(() => heard.sync());
     await bootstrap(db.orm, {
@@ -165,6 +167,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       clock,
       log,
       bus,
+      listener,
       take: fanOutBatch,
       // New deliveries show in their subscription's cached searches (their car share's): stale at once, as
       // delivery outcomes are.
@@ -185,6 +188,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         metrics,
         changed: (carShareId) => app.changed('webhooks', carShareId),
         isSuspended: (carShareId) => carShares.byId(carShareId)?.status === 'Suspended',
+        listener,
         ...deliverySettings(config),
         ...(opts.webhooks || {}),
       });
@@ -212,7 +216,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
         ]);
         await bus?.close();
         await auth?.close();
-        await carShareListener?.close();
+        await listener?.close();
         if (ownsDb) await db.close();
       },
     };
@@ -221,7 +225,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     await delivery?.stop();
     await bus?.close();
     await auth?.close();
-    await carShareListener?.close();
+    await listener?.close();
     if (ownsDb) await db.close();
     throw e;
   }

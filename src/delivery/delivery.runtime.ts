@@ -63,6 +63,8 @@ export interface DeliveryOptions {
   changed?: ((carShareId: string) => Promise<void>) | undefined;
   /** Whether a car share is suspended now (CONTRACT §23): its claimed deliveries are not sent. */
   isSuspended?: ((carShareId: string) => boolean) | undefined;
+  /** The instance's listening connection (src/service.ts); without one, the runtime opens its own. */
+  listener?: Listener | undefined;
 }
 
 export interface DeliveryRuntime {
@@ -117,14 +119,15 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
       connectTimeoutMs: Math.min(o.timeoutMs, 10_000),
     }),
   });
-  // The listener is created below, once the worker it wakes exists; the cache asks it for its barrier.
-  let listener: Listener | undefined;
+  // The instance's listening connection, or one of the runtime's own; the cache asks it for its barrier.
+  const own = o.listener ? undefined : listenForWork(o.databaseUrl, {}, log);
+  const listener = (o.listener ?? own)!;
   const targets = new TargetCache(
     async (em) => {
       const key = await dataKey(em);
       return (blob, id) => decryptSecret(key, blob, id);
     },
-    () => (listener ? listener.sync() : Promise.reject(new Error('not listening'))),
+    () => listener.sync(),
   );
   const worker = new DeliveryWorker({
     orm,
@@ -152,16 +155,12 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
     );
   }, 3600_000);
   sweep.unref();
-  listener = listenForWork(
-    o.databaseUrl,
-    {
-      // The payload names the car share whose deliveries committed (src/webhooks/fanout.ts).
-      [DELIVERY_CHANNEL]: (carShareId) => worker.wake(carShareId),
-      [SUBSCRIPTION_CHANNEL]: (id) => targets.forget(id || undefined),
-    },
-    log,
-  );
-  const listening = listener;
+  // Heard once the worker they wake exists.
+  const stopHearing = [
+    // The payload names the car share whose deliveries committed (src/webhooks/fanout.ts).
+    listener.hear(DELIVERY_CHANNEL, (carShareId) => worker.wake(carShareId)),
+    listener.hear(SUBSCRIPTION_CHANNEL, (id) => targets.forget(id || undefined)),
+  ];
 
   return {
     wake(carShareId) {
@@ -169,7 +168,8 @@ export async function startDelivery(o: DeliveryOptions): Promise<DeliveryRuntime
     },
     async stop() {
       clearInterval(sweep);
-      await listening.close();
+      for (const stop of stopHearing) stop();
+      await own?.close();
       // Attempts get their deadline, but no more than fits in the process's 20 s shutdown (src/main.ts).
       await worker.stop(Math.min(o.timeoutMs + 1000, STOP_GRACE_MS));
       // Anything still in flight past its deadline is cut; its lease runs out and another instance retries.

@@ -11,17 +11,28 @@ export interface Listener {
    * one turn of the event loop share one barrier.
    */
   sync(): Promise<void>;
+  /**
+   * Hears one more channel on this connection (LISTEN now when connected, and after each reconnection); the
+   * handler is called at once without a payload, as after a connection. Returns what stops hearing it.
+   */
+  hear(channel: string, handler: NotifyHandler): () => void;
   close(): Promise<void>;
 }
 
 /** Called with the payload of each NOTIFY, and without one after (re)connecting: anything may have changed. */
 export type NotifyHandler = (payload?: string) => void;
 
+/**
+ * One listening connection for the channels given and those added later (`hear`). An instance keeps one: PostgreSQL
+ * wakes every listening connection of a database at each NOTIFY, whatever its channels, so each connection more
+ * costs every announcement a wake-up (bench S5).
+ */
 export function listenForWork(
   databaseUrl: string,
-  handlers: Readonly<Record<string, NotifyHandler>>,
+  given: Readonly<Record<string, NotifyHandler>>,
   log: Logger,
 ): Listener {
+  const handlers: Record<string, NotifyHandler> = { ...given };
   let client: pg.Client | undefined;
   let listening: pg.Client | undefined;
   let closed = false;
@@ -64,6 +75,19 @@ export function listenForWork(
       if (!listening) throw new Error('not listening');
       await syncBarrier(listening);
     }),
+    hear(channel, handler) {
+      handlers[channel] = handler;
+      const c = listening;
+      // Not connected yet (or reconnecting): `connect` listens on every channel, this one included.
+      if (c)
+        c.query(`listen "${channel}"`).then(
+          () => handler(),
+          (err: unknown) => log.warn({ err, channel }, 'could not listen; the poll stays the fallback'),
+        );
+      return () => {
+        if (handlers[channel] === handler) delete handlers[channel];
+      };
+    },
     async close() {
       closed = true;
       clearTimeout(retry);

@@ -17,7 +17,7 @@ import type { Clock } from '../shared/clock.js';
 import { isUuid } from '../shared/ids.js';
 import type { Logger } from '../shared/log.js';
 import type { BusEvent, EventBus } from './bus.js';
-import { listenForWork } from './listen.js';
+import { type Listener, listenForWork } from './listen.js';
 import { OUTBOX_CHANNEL } from './outbox.announce.js';
 import { Pump } from './pump.js';
 
@@ -38,9 +38,12 @@ export const RELAY_LEAD_KEY = 727274667;
 /**
  * Takes up to `limit` committed, unpublished events of the car share `em` is scoped to, and marks them published
  * in the same statement that hands them to their durable consumers (the webhook fan-out), so no event is marked
- * published without them. Returns the events it published.
+ * published without them. Returns the events it published, and whether it wrote anything for its consumers.
  */
-export type TakeEvents = (em: EntityManager, opts: { now: Date; limit: number }) => Promise<BusEvent[]>;
+export type TakeEvents = (
+  em: EntityManager,
+  opts: { now: Date; limit: number },
+) => Promise<{ events: BusEvent[] /** It wrote rows for a consumer (deliveries). */; wrote: boolean }>;
 
 export interface RelayOptions {
   orm: Orm;
@@ -49,9 +52,12 @@ export interface RelayOptions {
   log: Logger;
   bus: EventBus | undefined;
   take: TakeEvents;
+  /** The instance's listening connection (src/service.ts); without one, the relay opens its own. */
+  listener?: Listener | undefined;
   /**
-   * Called after a batch of a car share was taken: an in-process consumer of what it wrote starts without waiting
-   * for a NOTIFY.
+   * Called after a batch of a car share was taken and wrote rows for a consumer: an in-process consumer of what it
+   * wrote starts without waiting for a NOTIFY. A batch that wrote none (no subscription matched) calls nothing: a
+   * look for due deliveries there found none, and cost a transaction per batch (bench S5).
    */
   onTaken?: ((carShareId: string) => void) | undefined;
   pollMs?: number | undefined;
@@ -81,8 +87,8 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
   const { orm, clock, log } = o;
   /** One batch of one car share, published on the bus; true when it was full (more may wait). */
   const relayOne = async (carShareId: string): Promise<boolean> => {
-    const events = await o.take(carShareEm(orm, carShareId), { now: clock.now(), limit: BATCH });
-    if (events.length > 0) o.onTaken?.(carShareId);
+    const { events, wrote } = await o.take(carShareEm(orm, carShareId), { now: clock.now(), limit: BATCH });
+    if (wrote) o.onTaken?.(carShareId);
     // Live listeners hear an event once it has committed and been taken.
     for (const e of events)
       await o.bus?.publish(e).catch((err) => log.warn({ err }, 'could not publish an event to the bus'));
@@ -126,20 +132,17 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
     else lookAround = true;
     pump.wake();
   };
-  const listener = listenForWork(
-    o.databaseUrl,
-    // A NOTIFY is answered by the lead; a (re)connection, which carries no payload, by every instance.
-    {
-      [OUTBOX_CHANNEL]: (payload) => {
-        if (payload === undefined || lead.held) wake(payload);
-      },
-    },
-    log,
-  );
+  // A NOTIFY is answered by the lead; a (re)connection, which carries no payload, by every instance.
+  const heard = (payload?: string) => {
+    if (payload === undefined || lead.held) wake(payload);
+  };
+  const own = o.listener ? undefined : listenForWork(o.databaseUrl, {}, log);
+  const stopHearing = (o.listener ?? own!).hear(OUTBOX_CHANNEL, heard);
   return {
     wake: () => wake(),
     async stop() {
-      await listener.close();
+      stopHearing();
+      await own?.close();
       await pump.stop();
       await lead.close();
     },

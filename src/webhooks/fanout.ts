@@ -44,12 +44,12 @@ export const DELIVERY_CHANNEL = 'carshare_webhook_delivery';
  * One batch in two statements, each in a short transaction of the car share's scope: a plain read of unpublished
  * events (their bodies are serialized here), then one statement that locks those still unpublished (SKIP LOCKED: another instance
  * has the rest), inserts their deliveries, marks them published and NOTIFYs the workers, atomically. Returns
- * the events it published (the relay hands them to the bus after commit).
+ * the events it published (the relay hands them to the bus after commit), and whether it wrote deliveries.
  */
 export async function fanOutBatch(
   em: EntityManager,
   opts: { now: Date; limit: number },
-): Promise<BusEvent[]> {
+): Promise<{ events: BusEvent[]; wrote: boolean }> {
   const carShareId = scopeOf(em);
   const rows = await runSql<OutboxRow>(
     em,
@@ -57,7 +57,7 @@ export async function fanOutBatch(
       where "car_share_id" = ? and "published_date_utc" is null order by "seq" limit ?`,
     [carShareId, opts.limit],
   );
-  if (rows.length === 0) return [];
+  if (rows.length === 0) return { events: [], wrote: false };
   const events: BusEvent[] = rows.map((r) => ({
     id: r.id,
     carShareId,
@@ -74,7 +74,7 @@ export async function fanOutBatch(
     occurred: e.occurredDateUtc,
   }));
   // Ops' and client applications' subscriptions get every event; a user's only those about them.
-  const [done] = await runSql<{ published: string[] | null }>(
+  const [done] = await runSql<{ published: string[] | null; woke: string }>(
     em,
     `with e as (select * from jsonb_to_recordset(?::jsonb)
         as e("id" uuid, "name" text, "body" text, "audience" jsonb, "occurred" timestamptz)),
@@ -111,5 +111,5 @@ export async function fanOutBatch(
     ],
   );
   const published = new Set(done?.published ?? []);
-  return events.filter((e) => published.has(e.id));
+  return { events: events.filter((e) => published.has(e.id)), wrote: Number(done?.woke ?? 0) > 0 };
 }
