@@ -4,7 +4,7 @@
 // (event, subscription) pair makes a repeat harmless. A batch is one car share's, in its scope: its events reach
 // only its subscriptions (CONTRACT §20), and every statement names its car_share_id (§25).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runSql } from '../db/rows.js';
+import { runPrepared } from '../db/rows.js';
 import type { BusEvent } from '../events/bus.js';
 import { scopeOf } from './webhook.scope.js';
 
@@ -40,23 +40,49 @@ export const withCarShare = (
 
 export const DELIVERY_CHANNEL = 'carshare_webhook_delivery';
 
+/** A car share's oldest unpublished events. $1 car share, $2 how many. */
+const TAKE_SQL = `select "id", "name", "payload", "audience_user_ids", "occurred_date_utc" from "outbox_event"
+  where "car_share_id" = ? and "published_date_utc" is null order by "seq" limit ?`;
+
 /**
- * One batch in two statements, each in a short transaction of the car share's scope: a plain read of unpublished
- * events (their bodies are serialized here), then one statement that locks those still unpublished (SKIP LOCKED: another instance
- * has the rest), inserts their deliveries, marks them published and NOTIFYs the workers, atomically. Returns
- * the events it published (the relay hands them to the bus after commit), and whether it wrote deliveries.
+ * Those of a batch still unpublished (SKIP LOCKED: another instance has the rest), their deliveries, marked
+ * published, and the workers told, atomically. $1 the car share, $2 now, $3 the batch (JSON). Ops' and client
+ * applications' subscriptions get every event; a user's only those about them. Numbered placeholders, each used
+ * where it is needed, so the statement has three parameters and is prepared once per connection instead of parsed
+ * and planned at every batch (bench S5); every table is still named with `car_share_id = $1` (CONTRACT §25).
+ */
+const FAN_OUT_SQL = `with e as (select * from jsonb_to_recordset($3::jsonb)
+    as e("id" uuid, "name" text, "body" text, "audience" jsonb, "occurred" timestamptz)),
+  mine as (select o."id" from "outbox_event" o join e on e."id" = o."id"
+    where o."car_share_id" = $1 and o."published_date_utc" is null for update of o skip locked),
+  ins as (insert into "webhook_delivery" ("car_share_id", "id", "subscription_id", "event_id", "event", "body",
+      "status", "attempt_count", "next_attempt_date_utc", "manual", "occurred_date_utc", "created_date_utc",
+      "last_modified_date_utc")
+    select $1::uuid, replace(gen_random_uuid()::text, '-', ''), s."id", e."id", e."name", e."body",
+      case when s."is_active" then 'Pending' else 'Skipped' end, 0,
+      case when s."is_active" then $2::timestamptz end, false, e."occurred", $2::timestamptz, $2::timestamptz
+    from e join mine on mine."id" = e."id"
+    join "webhook_subscription" s on s."car_share_id" = $1 and s."event" = e."name"
+      and s."deleted_date_utc" is null and (s."receives_all" or e."audience" @> to_jsonb(s."created_by_id"))
+    on conflict ("car_share_id", "event_id", "subscription_id") do nothing
+    returning "id"),
+  pub as (update "outbox_event" o set "published_date_utc" = $2::timestamptz from mine
+    where o."car_share_id" = $1 and o."id" = mine."id"
+    returning o."id"),
+  woke as (select pg_notify('${DELIVERY_CHANNEL}', $1::text) from (select 1 from ins limit 1) x)
+select (select array_agg("id")::text[] from pub) as "published", (select count(*) from woke) as "woke"`;
+
+/**
+ * One batch in two prepared statements, each in a short transaction of the car share's scope: a plain read of
+ * unpublished events (their bodies are serialized here), then `FAN_OUT_SQL`. Returns the events it published (the
+ * relay hands them to the bus after commit), and whether it wrote deliveries.
  */
 export async function fanOutBatch(
   em: EntityManager,
   opts: { now: Date; limit: number },
 ): Promise<{ events: BusEvent[]; wrote: boolean }> {
   const carShareId = scopeOf(em);
-  const rows = await runSql<OutboxRow>(
-    em,
-    `select "id", "name", "payload", "audience_user_ids", "occurred_date_utc" from "outbox_event"
-      where "car_share_id" = ? and "published_date_utc" is null order by "seq" limit ?`,
-    [carShareId, opts.limit],
-  );
+  const rows = await runPrepared<OutboxRow>(em, TAKE_SQL, [carShareId, opts.limit]);
   if (rows.length === 0) return { events: [], wrote: false };
   const events: BusEvent[] = rows.map((r) => ({
     id: r.id,
@@ -73,43 +99,12 @@ export async function fanOutBatch(
     audience: e.audienceUserIds,
     occurred: e.occurredDateUtc,
   }));
-  // Ops' and client applications' subscriptions get every event; a user's only those about them.
-  const [done] = await runSql<{ published: string[] | null; woke: string }>(
-    em,
-    `with e as (select * from jsonb_to_recordset(?::jsonb)
-        as e("id" uuid, "name" text, "body" text, "audience" jsonb, "occurred" timestamptz)),
-      mine as (select o."id" from "outbox_event" o join e on e."id" = o."id"
-        where o."car_share_id" = ? and o."published_date_utc" is null for update of o skip locked),
-      ins as (insert into "webhook_delivery" ("car_share_id", "id", "subscription_id", "event_id", "event", "body",
-          "status", "attempt_count", "next_attempt_date_utc", "manual", "occurred_date_utc", "created_date_utc",
-          "last_modified_date_utc")
-        select ?::uuid, replace(gen_random_uuid()::text, '-', ''), s."id", e."id", e."name", e."body",
-          case when s."is_active" then 'Pending' else 'Skipped' end, 0,
-          case when s."is_active" then ?::timestamptz end, false, e."occurred", ?, ?
-        from e join mine on mine."id" = e."id"
-        join "webhook_subscription" s on s."car_share_id" = ? and s."event" = e."name"
-          and s."deleted_date_utc" is null and (s."receives_all" or e."audience" @> to_jsonb(s."created_by_id"))
-        on conflict ("car_share_id", "event_id", "subscription_id") do nothing
-        returning "id"),
-      pub as (update "outbox_event" o set "published_date_utc" = ? from mine
-        where o."car_share_id" = ? and o."id" = mine."id"
-        returning o."id"),
-      woke as (select pg_notify('${DELIVERY_CHANNEL}', ?) from (select 1 from ins limit 1) x)
-    select (select array_agg("id")::text[] from pub) as "published", (select count(*) from woke) as "woke"`,
-    [
-      JSON.stringify(batch),
-      carShareId,
-      carShareId,
-      opts.now,
-      opts.now,
-      opts.now,
-      carShareId,
-      opts.now,
-      carShareId,
-      // The car share whose deliveries these are: workers claim them without asking which car shares have any.
-      carShareId,
-    ],
-  );
+  // The car share names the NOTIFY too: workers claim its deliveries without asking which car shares have any.
+  const [done] = await runPrepared<{ published: string[] | null; woke: string }>(em, FAN_OUT_SQL, [
+    carShareId,
+    opts.now,
+    JSON.stringify(batch),
+  ]);
   const published = new Set(done?.published ?? []);
   return { events: events.filter((e) => published.has(e.id)), wrote: Number(done?.woke ?? 0) > 0 };
 }
