@@ -48,7 +48,15 @@ export function listenForWork(
     });
     try {
       await c.connect();
-      for (const channel of Object.keys(handlers)) await c.query(`listen "${channel}"`);
+      // Channels heard while this ran (`hear` before `listening` is set) are listened on too.
+      const listened = new Set<string>();
+      for (let more = Object.keys(handlers); more.length > 0; ) {
+        for (const channel of more) {
+          await c.query(`listen "${channel}"`);
+          listened.add(channel);
+        }
+        more = Object.keys(handlers).filter((channel) => !listened.has(channel));
+      }
       listening = c;
       // Work may have committed while we were not listening.
       for (const h of Object.values(handlers)) h();
