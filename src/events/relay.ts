@@ -38,12 +38,13 @@ export const RELAY_LEAD_KEY = 727274667;
 /**
  * Takes up to `limit` committed, unpublished events of the car share `em` is scoped to, and marks them published
  * in the same statement that hands them to their durable consumers (the webhook fan-out), so no event is marked
- * published without them. Returns the events it published, and whether it wrote anything for its consumers.
+ * published without them. Returns the events it published, and whether it wrote anything for its consumers
+ * (`wrote`: deliveries).
  */
 export type TakeEvents = (
   em: EntityManager,
   opts: { now: Date; limit: number },
-) => Promise<{ events: BusEvent[] /** It wrote rows for a consumer (deliveries). */; wrote: boolean }>;
+) => Promise<{ events: BusEvent[]; wrote: boolean }>;
 
 export interface RelayOptions {
   orm: Orm;
