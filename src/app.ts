@@ -13,6 +13,7 @@ import { rateLimiter } from '../rest-facade/ratelimit.js';
 import { formatOrJson, sendError as sendRestError } from '../rest-facade/respond.js';
 import { PLATFORM_PREFIX, platformRoutes } from '../rest-facade/routes/platform.routes.js';
 import type { Authenticator } from './access/authenticate.js';
+import { backgroundInvalidation } from './background-invalidation.js';
 import { carShareEdge } from './car-share-edge.js';
 import type { CarShare } from './carshares/car-share.js';
 import type { CarShareRegistry } from './carshares/registry.js';
@@ -38,7 +39,7 @@ import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
 import { createPlatformConsole } from './platform-console/server.js';
-import type { BackgroundChange, Changed } from './shared/changes.js';
+import type { Changed } from './shared/changes.js';
 import { clientWentAway } from './shared/client-gone.js';
 import type { Clock } from './shared/clock.js';
 import { errorTable } from './shared/errors.js';
@@ -111,41 +112,11 @@ export interface App {
   afterMutation(fields: readonly string[], carShareId: string): Promise<void>;
   /** The rate limits of CONTRACT §28 for a graphql-ws operation: its refusal, if any. */
   countOperation: ReturnType<typeof operationLimits>;
-  /** Background work's changes, made stale in the REST cache like the mutations they stand for (changedLike). */
+  /** Background work's changes, made stale in the REST cache like the mutations they stand for (src/background-invalidation.ts). */
   changed: Changed;
   /** Every car share by Id, and word of each change: open WebSockets of one suspended are closed (CONTRACT §23). */
   carShares: Pick<CarShareRegistry, 'byId' | 'onChange' | 'settled'>;
   stop(): Promise<void>;
-}
-
-/**
- * Each change the service makes by itself, as the mutations a client would run to make the same change: their REST
- * rows name what goes stale. Booking timers expire and complete bookings (the car's bookability with them);
- * verification expiry changes what accounts, cars and bookings show as verified; delivery outcomes change deliveries
- * and their subscription's health (a failing streak disables it).
- */
-const changedLike = {
-  bookings: ['completeBooking'],
-  verifications: ['rejectVerification'],
-  webhooks: ['redeliverWebhookDelivery', 'updateWebhookSubscription'],
-} as const satisfies Record<BackgroundChange, readonly string[]>;
-
-/**
- * Background changes as mutations, checked against the schema at start: a renamed mutation fails loudly here. Stale
- * in the car share the change was made in; a change that names none makes every car share's answers stale.
- */
-function backgroundInvalidation(
-  schema: GraphQLSchema,
-  stale: (mutations: readonly string[], carShareId: string) => Promise<void>,
-  carShares: CarShareRegistry,
-): Changed {
-  const mutations = schema.getMutationType()?.getFields() ?? {};
-  for (const name of Object.values(changedLike).flat())
-    if (!Object.hasOwn(mutations, name)) throw new Error(`background changes: no mutation ${name}`);
-  return async (what, carShareId) => {
-    const ids = carShareId ? [carShareId] : carShares.all().map((c) => c.id);
-    await Promise.all(ids.map((id) => stale(changedLike[what], id)));
-  };
 }
 
 export async function createApp(deps: AppDeps): Promise<App> {

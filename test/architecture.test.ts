@@ -86,6 +86,7 @@ const layers: readonly (readonly string[])[] = [
   [
     'src/edge.ts',
     'src/car-share-edge.ts',
+    'src/background-invalidation.ts',
     'src/not-modified.ts',
     'src/client-error.ts',
     'src/drain.ts',
