@@ -1,7 +1,6 @@
 // Unexpected failures are masked: a generic message with the request id, the details only in the log.
 
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
@@ -15,6 +14,7 @@ import { buildSchema } from '../../src/graphql/schema.js';
 import { entities, modules } from '../../src/modules.js';
 import { asOps } from '../support/actors.js';
 import { useHarness } from '../support/harness.js';
+import { recordingLog } from '../support/log.js';
 import { scoped } from '../support/scope.js';
 
 const h = useHarness({ resetEach: false });
@@ -25,15 +25,7 @@ describe('error masking', () => {
     const missing = new URL(inject('databaseUrl'));
     missing.pathname = '/carshare_no_such_database';
     const gone = await openOrm(missing.toString(), entities as never, { pool: 1 });
-    const lines: Record<string, any>[] = [];
-    const log = pino(
-      new Writable({
-        write(chunk, _e, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { log, lines } = recordingLog();
     const contextValue = createContext({
       em: scoped(gone),
       carShare: h.carShare,
@@ -144,15 +136,7 @@ describe('a read run in process (the REST facade, the dashboard)', () => {
     const missing = new URL(inject('databaseUrl'));
     missing.pathname = '/carshare_no_such_database';
     const gone = await openOrm(missing.toString(), entities as never, { pool: 1 });
-    const lines: Record<string, any>[] = [];
-    const log = pino(
-      new Writable({
-        write(chunk, _e, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { log, lines } = recordingLog();
     const { inProcess, apollo } = await both(gone, '{ userAccounts { total } }', log);
     expect(inProcess.errors?.[0]?.extensions).toEqual({
       code: 'InternalServerError',

@@ -1,9 +1,7 @@
 // graphql-ws answers as /graphql does: the same documents sent both ways get the same errors (a document that does
 // not validate, an argument our scalars refuse, a domain error, a variable of the wrong type), an unexpected failure
 // is masked with the request id and logged, and its operations are counted in `graphql_operations_total`.
-import { Writable } from 'node:stream';
 import { parse } from 'graphql';
-import { pino } from 'pino';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { openOrm } from '../../src/db/orm.js';
@@ -12,6 +10,7 @@ import { buildSchema } from '../../src/graphql/schema.js';
 import { entities, modules } from '../../src/modules.js';
 import { useRest } from '../rest-facade/support.js';
 import { asOps } from '../support/actors.js';
+import { recordingLog } from '../support/log.js';
 import { parseMetrics } from '../support/metrics.js';
 import { scoped } from '../support/scope.js';
 import { wsClient } from '../support/ws.js';
@@ -104,15 +103,7 @@ it('masks an unexpected failure with the request id and logs its cause, as /grap
   missing.pathname = '/carshare_no_such_database';
   const gone = await openOrm(missing.toString(), entities as never, { pool: 1 });
   onTestFinished(() => gone.close(true));
-  const lines: Record<string, any>[] = [];
-  const log = pino(
-    new Writable({
-      write(chunk, _e, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const { log, lines } = recordingLog();
   const h = env.h;
   const contextValue = createContext({
     em: scoped(gone),
