@@ -240,3 +240,45 @@ describe('database access (CONTRACT §24): only through a scope', () => {
     }
   });
 });
+
+describe('GraphQL execution: one execution service (src/graphql/execution.ts)', () => {
+  // /graphql, graphql-ws, the REST facade and the dashboard run documents through the execution service only, so
+  // the gate, compiled execution and the operation count are the same for every client.
+  const service = 'src/graphql/execution.ts';
+  /** graphql-js's functions that execute a document (subscriptions stay graphql-ws's own). */
+  const executes =
+    /import\s*\{[^}]*\b(execute|executeSync|experimentalExecuteIncrementally|graphql|graphqlSync)\b[^}]*\}\s*from\s*['"]graphql['"]/;
+  const jit = /from\s*['"]graphql-jit['"]/;
+  const compiledStore = /import\s*\{[^}]*\}\s*from\s*['"][./]*(?:graphql\/)?compiled\.js['"]/;
+  /** Who may hold what: graphql's execute the service; graphql-jit the compiled store, which only the service uses. */
+  const offenders = (files: readonly string[], read: (f: string) => string) =>
+    files.flatMap((f) => {
+      const text = read(f);
+      const found: string[] = [];
+      if (f !== service && executes.test(text)) found.push(`${f}: imports graphql's execute`);
+      if (f !== 'src/graphql/compiled.ts' && jit.test(text)) found.push(`${f}: imports graphql-jit`);
+      if (f !== service && compiledStore.test(text)) found.push(`${f}: imports the compiled documents`);
+      return found;
+    });
+
+  it('no other module executes a document or compiles one', () => {
+    expect(offenders(sourceFiles, (f) => readFileSync(join(root, f), 'utf8'))).toEqual([]);
+  });
+
+  it('reports a module that executes on its own', () => {
+    const text: Record<string, string> = {
+      'src/cars/x.ts': "import { execute, parse } from 'graphql';",
+      'src/cars/v.ts': "import {\n  type DocumentNode,\n  execute as run,\n} from 'graphql';",
+      'src/cars/y.ts': "import { type CompiledQuery, compileQuery } from 'graphql-jit';",
+      'src/cars/z.ts': "import { parse, type ExecutionResult } from 'graphql';",
+      'src/graphql/w.ts': "import { CompiledDocuments } from './compiled.js';",
+      [service]: "import { execute as graphqlExecute } from 'graphql';",
+    };
+    expect(offenders(Object.keys(text), (f) => text[f]!)).toEqual([
+      "src/cars/x.ts: imports graphql's execute",
+      "src/cars/v.ts: imports graphql's execute",
+      'src/cars/y.ts: imports graphql-jit',
+      'src/graphql/w.ts: imports the compiled documents',
+    ]);
+  });
+});

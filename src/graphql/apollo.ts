@@ -6,17 +6,17 @@ import type { GraphQLSchema } from 'graphql';
 import { bearerChallengePlugin } from '../access/challenge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { compiledGateway } from './compiled.gateway.js';
-import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
 import { documentStore } from './document-store.js';
 import { formatError, unexpectedErrorsPlugin } from './errors.js';
+import type { Execution } from './execution.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { type GraphQLLimits, limitsPlugin } from './limits.js';
 import { mutationRootFields } from './mutation-fields.js';
 
 export interface ApolloDeps {
   schema: GraphQLSchema;
-  compiled: CompiledDocuments;
+  execution: Execution;
   limits: GraphQLLimits;
   gate: ExecutionGate;
   metrics: Metrics;
@@ -28,7 +28,7 @@ export interface ApolloDeps {
 
 export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Context>> {
   const apollo = new ApolloServer<Context>({
-    gateway: compiledGateway(deps.schema, deps.compiled),
+    gateway: compiledGateway(deps.schema, deps.execution),
     documentStore: documentStore(),
     formatError,
     includeStacktraceInErrorResponses: false,
@@ -39,7 +39,7 @@ export async function startApollo(deps: ApolloDeps): Promise<ApolloServer<Contex
       // No @cacheControl hints are used (the REST facade caches on its own), and the default plugin costs a hook
       // on every resolved field: about 5 % of the CPU of a 100-car page (test/bench, S1).
       ApolloServerPluginCacheControlDisabled(),
-      limitsPlugin(deps.limits, deps.gate, formatError),
+      limitsPlugin(deps.limits, deps.gate, deps.execution, formatError),
       ...(deps.plugins ?? []),
       deps.metrics.graphqlPlugin,
       bearerChallengePlugin<Context>(),

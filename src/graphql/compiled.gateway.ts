@@ -1,11 +1,14 @@
-// Apollo Server's execution handed to compiled documents (src/graphql/compiled.ts) through its gateway
-// interface, the one hook Apollo offers for replacing `execute`: parsing, validation, plugins, error formatting
-// and HTTP stay Apollo's. A document graphql-jit cannot run, or whose variables it refuses, runs in graphql-js.
+// Apollo Server's execution handed to the execution service (execution.ts) through its gateway interface, the one
+// hook Apollo offers for replacing `execute`: parsing, validation, plugins, error formatting and HTTP stay Apollo's.
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { execute, type GraphQLSchema } from 'graphql';
-import type { CompiledDocuments } from './compiled.js';
+import type { GraphQLSchema } from 'graphql';
+import type { Context } from './context.js';
+import type { Execution } from './execution.js';
 
-export function compiledGateway(schema: GraphQLSchema, documents: CompiledDocuments): GatewayInterface {
+export function compiledGateway(
+  schema: GraphQLSchema,
+  execution: Pick<Execution, 'execute'>,
+): GatewayInterface {
   let announce: ((s: { apiSchema: GraphQLSchema; coreSupergraphSdl: string }) => void) | undefined;
   return {
     onSchemaLoadOrUpdate(callback) {
@@ -17,24 +20,14 @@ export function compiledGateway(schema: GraphQLSchema, documents: CompiledDocume
     async load() {
       announce?.({ apiSchema: schema, coreSupergraphSdl: '' });
       return {
-        executor: async (rc) => {
-          const variables = rc.request.variables ?? {};
-          const compiled = await documents.run(
-            rc.document,
-            variables,
-            rc.context,
-            rc.source,
-            rc.operationName,
-          );
-          if (compiled) return compiled;
-          return execute({
-            schema,
+        executor: (rc) =>
+          execution.execute({
             document: rc.document,
-            variableValues: variables,
-            contextValue: rc.context,
+            text: rc.source,
             operationName: rc.operationName,
-          });
-        },
+            variables: rc.request.variables ?? {},
+            context: rc.context as Context,
+          }),
       };
     },
     async stop() {},

@@ -20,8 +20,8 @@ import type { Logger } from '../shared/log.js';
 import { actionLimitsPlugin, type CountActions } from './action-limits.js';
 import { startApollo } from './apollo.js';
 import { graphqlBody } from './body.js';
-import { CompiledDocuments } from './compiled.js';
 import { type Context, createContext } from './context.js';
+import { createExecution } from './execution.js';
 import { createExecutionGate, type GateOptions, gateSizes } from './execution-gate.js';
 import { exposedFullCollection, heapCeiling } from './heap-ceiling.js';
 import { inProcessExecutor } from './in-process.js';
@@ -92,9 +92,6 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
       log: log.child({ requestId, carShareId: carShare.id }),
     });
 
-  // Every document runs compiled, compiled once per document: /graphql clients through Apollo's gateway hook,
-  // the in-process clients directly.
-  const compiled = new CompiledDocuments(schema);
   const limits: GraphQLLimits = { maxDepth: deps.maxDepth ?? 12, maxCost: deps.maxCost ?? 50_000 };
   // Single objects and short pages run at once; pages and larger executions queue for budgets of their own
   // (docs/decisions.md: the limits and why).
@@ -131,16 +128,19 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     'Executions waiting at the execution gate for their turn',
     () => gate.waiting,
   );
+  // Every execution, whichever client asked, runs in the execution service: /graphql through Apollo's gateway hook
+  // and limits plugin, graphql-ws, and the in-process clients.
+  const execution = createExecution({ schema, gate, metrics: deps.metrics });
   const apollo = await startApollo({
     schema,
-    compiled,
+    execution,
     limits,
     gate,
     metrics: deps.metrics,
     afterMutation: deps.afterMutation,
     plugins: deps.countActions ? [actionLimitsPlugin(deps.countActions)] : [],
   });
-  const execute = inProcessExecutor({ schema, compiled, gate, apollo, contextFor: contextOf });
+  const execute = inProcessExecutor({ schema, execution, apollo, contextFor: contextOf });
 
   const router = new Router();
   const graphql = koaMiddleware(apollo, {
@@ -186,7 +186,7 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
     async contextFor(authorization, carShare, requestId = randomUUID()) {
       return contextOf(await authenticator.actorFor(authorization, carShare), requestId, carShare);
     },
-    socket: socketExecution({ schema, compiled, gate, metrics: deps.metrics, log }),
+    socket: socketExecution({ execution, log }),
     stop: () => apollo.stop(),
   };
 }

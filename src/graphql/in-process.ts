@@ -2,21 +2,18 @@
 // compiled form directly, behind the execution gate, its errors shaped as Apollo shapes them; anything else goes
 // through Apollo.
 import type { ApolloServer } from '@apollo/server';
-import { type DocumentNode, type GraphQLSchema, print } from 'graphql';
+import { type DocumentNode, type ExecutionResult, type GraphQLSchema, print } from 'graphql';
 import type { Actor } from '../access/actor.js';
 import type { CarShare } from '../carshares/car-share.js';
-import type { CompiledDocuments } from './compiled.js';
 import type { Context } from './context.js';
-import { complexityOf } from './cost.js';
 import { formatError, formatExecutionErrors } from './errors.js';
-import type { ExecutionGate } from './execution-gate.js';
+import type { Execution } from './execution.js';
 import { isGateRefusal, refusalError } from './execution-lane.js';
 import { sizeRefusalOf } from './limits.guard.js';
 
 export interface InProcessDeps {
   schema: GraphQLSchema;
-  compiled: CompiledDocuments;
-  gate: ExecutionGate;
+  execution: Execution;
   apollo: ApolloServer<Context>;
   contextFor(actor: Actor, requestId: string, carShare: CarShare): Context;
 }
@@ -35,24 +32,6 @@ export function inProcessExecutor(deps: InProcessDeps) {
       printed.set(d, text);
     }
     return text;
-  };
-  // A document's cost, kept when no variable went into it (a car by id; not a page whose limit is a variable):
-  // the facade hands over the same DocumentNode for every request of a shape, and costing it again was a
-  // per cent of a REST read's CPU (test/bench, S2).
-  const fixedCosts = new WeakMap<DocumentNode, number>();
-  const costOf = (d: DocumentNode, variables: Record<string, unknown>): number => {
-    const known = fixedCosts.get(d);
-    if (known !== undefined) return known;
-    let read = false;
-    const watched = new Proxy(variables, {
-      get(target, name) {
-        read = true;
-        return Reflect.get(target, name);
-      },
-    });
-    const cost = complexityOf(deps.schema, d, null, watched)?.cost ?? 0;
-    if (!read) fixedCosts.set(d, cost);
-    return cost;
   };
   return async (
     document: string | DocumentNode,
@@ -77,13 +56,9 @@ export function inProcessExecutor(deps: InProcessDeps) {
       // It takes its turn at the execution gate like every other execution (CONTRACT §13 "Memory"): a single
       // object or a short page runs at once; larger pages share the page lane's budget (gateSizes, execution-gate.ts).
       // A refusal (CONTRACT §28 "Overload") is its answer, in the shape Apollo gives it on /graphql (limits.ts).
-      let result: Awaited<ReturnType<CompiledDocuments['run']>>;
+      let result: ExecutionResult | undefined;
       try {
-        result = await deps.gate.run(
-          costOf(document, variables),
-          () => deps.compiled.run(document, variables, contextValue),
-          signal,
-        );
+        result = await deps.execution.runCompiled({ document, variables, context: contextValue }, signal);
       } catch (e) {
         if (isGateRefusal(e)) return { errors: [refusalError(e)] };
         throw e;

@@ -4,13 +4,14 @@ import { type ApolloServerPlugin, type GraphQLResponse, HeaderMap } from '@apoll
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Context } from './context.js';
 import { complexityOf } from './cost.js';
+import type { Execution } from './execution.js';
 import type { ExecutionGate } from './execution-gate.js';
 import { type GateRefusal, isGateRefusal, refusalError } from './execution-lane.js';
 import { expansionOf } from './expansion.js';
 import { introspectionSizeOf } from './introspection.js';
 import { MAX_NESTING, nestingOf } from './nesting.js';
 import { nulRefusal } from './nul-input.js';
-import { executeByRootField, type FormatError, rootFieldCount } from './split-execution.js';
+import { type FormatError, rootFieldCount } from './split-execution.js';
 
 /** Documents longer than this are refused unread (validation costs grow faster than a document's size). */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
@@ -113,6 +114,7 @@ const refusedResponse = (refusal: GateRefusal): GraphQLResponse => ({
 export function limitsPlugin(
   limits: GraphQLLimits,
   gate: ExecutionGate,
+  execution: Pick<Execution, 'executeByRootField'>,
   formatError: FormatError,
 ): ApolloServerPlugin<Context> {
   // The gate's slot each request holds, by its request context. It is given back when the answer is sent, or when
@@ -148,10 +150,10 @@ export function limitsPlugin(
           const { operation } = rc;
           if (!gate.isLarge(cost) || operation.operation !== 'query' || rootFieldCount(operation) < 2)
             return null;
-          const result = await executeByRootField({
-            schema: rc.schema,
+          const result = await execution.executeByRootField({
             document: rc.document,
             operation,
+            operationName: rc.operationName,
             variables: rc.request.variables,
             context: rc.contextValue,
             formatError,

@@ -3,10 +3,9 @@
 // database work then holds a connection or two instead of the whole pool, and its memory is the answer's.
 import {
   type DocumentNode,
-  execute,
+  type ExecutionResult,
   type GraphQLError,
   type GraphQLFormattedError,
-  type GraphQLSchema,
   Kind,
   type OperationDefinitionNode,
 } from 'graphql';
@@ -30,17 +29,22 @@ function piece(document: DocumentNode, operation: OperationDefinitionNode, i: nu
   };
 }
 
+export interface SplitResult {
+  data: Record<string, unknown> | null;
+  errors?: GraphQLFormattedError[];
+}
+
 export async function executeByRootField(args: {
-  schema: GraphQLSchema;
   document: DocumentNode;
   operation: OperationDefinitionNode;
-  variables: Record<string, unknown> | undefined;
   context: Context;
   formatError: FormatError;
   /** Keep each root field's value as JSON text (the HTTP transport splices it into the body). */
   asText?: boolean;
-}): Promise<{ data: Record<string, unknown> | null; errors?: GraphQLFormattedError[] }> {
-  const { schema, document, operation, context } = args;
+  /** Runs one piece (execution.ts: graphql-js, as a piece is a document of its own each time). */
+  execute(piece: DocumentNode): Promise<ExecutionResult>;
+}): Promise<SplitResult> {
+  const { document, operation, context } = args;
   let data: Record<string, unknown> | null = {};
   const errors: GraphQLError[] = [];
   for (let i = 0; i < operation.selectionSet.selections.length; i += 1) {
@@ -53,13 +57,7 @@ export async function executeByRootField(args: {
     // A client that hung up gets nothing more (CONTRACT §28): the root fields left are not run.
     if (context.signal?.aborted)
       return { data: null, errors: [refusalError(new GateRefusal('disconnected'))] };
-    const r = await execute({
-      schema,
-      document: piece(document, operation, i),
-      ...(operation.name ? { operationName: operation.name.value } : {}),
-      variableValues: args.variables,
-      contextValue: context,
-    });
+    const r = await args.execute(piece(document, operation, i));
     if (r.errors) errors.push(...r.errors);
     // A non-null root field that failed nulls the whole answer, as one execution would.
     if (r.data === null || r.data === undefined) data = null;

@@ -6,11 +6,12 @@ import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
 import type { Actor } from '../../src/access/actor.js';
 import { type Orm, openOrm } from '../../src/db/orm.js';
-import { CompiledDocuments } from '../../src/graphql/compiled.js';
 import { createContext } from '../../src/graphql/context.js';
+import { createExecution } from '../../src/graphql/execution.js';
 import { createExecutionGate, gateSizes } from '../../src/graphql/execution-gate.js';
 import { inProcessExecutor } from '../../src/graphql/in-process.js';
 import { buildSchema } from '../../src/graphql/schema.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import { entities, modules } from '../../src/modules.js';
 import { asOps } from '../support/actors.js';
 import { useHarness } from '../support/harness.js';
@@ -108,8 +109,11 @@ describe('a read run in process (the REST facade, the dashboard)', () => {
       });
     const execute = inProcessExecutor({
       schema,
-      compiled: new CompiledDocuments(schema),
-      gate: createExecutionGate(gateSizes(50_000)),
+      execution: createExecution({
+        schema,
+        gate: createExecutionGate(gateSizes(50_000)),
+        metrics: createMetrics(),
+      }),
       apollo: h.app.apollo,
       contextFor,
     });

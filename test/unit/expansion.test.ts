@@ -65,13 +65,12 @@ describe('in-process callers', () => {
     const touched: string[] = [];
     const run = inProcessExecutor({
       schema,
-      compiled: {
-        run: async () => {
+      execution: {
+        runCompiled: async () => {
           touched.push('compiled');
           return { data: {} };
         },
       },
-      gate: { run: <T>(_cost: number, work: () => Promise<T>) => work() },
       apollo: {
         executeOperation: async () => {
           touched.push('apollo');

@@ -5,8 +5,10 @@ import { ApolloServer } from '@apollo/server';
 import { buildSchema } from 'graphql';
 import { afterEach, expect, it } from 'vitest';
 import type { Context } from '../../src/graphql/context.js';
+import { createExecution } from '../../src/graphql/execution.js';
 import { createExecutionGate, type ExecutionGate } from '../../src/graphql/execution-gate.js';
 import { limitsPlugin } from '../../src/graphql/limits.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 
 const schema = buildSchema(`
   type Thing { name: String }
@@ -46,7 +48,14 @@ async function start(gate: ExecutionGate, formatError = (f: { message: string })
   server = new ApolloServer<Context>({
     schema,
     logger: silent,
-    plugins: [limitsPlugin({ maxDepth: 10, maxCost: 100 }, gate, formatError as never)],
+    plugins: [
+      limitsPlugin(
+        { maxDepth: 10, maxCost: 100 },
+        gate,
+        createExecution({ schema, gate, metrics: createMetrics() }),
+        formatError as never,
+      ),
+    ],
   });
   await server.start();
   return server;
