@@ -16,6 +16,11 @@ export interface CachedResponse {
 export interface ResponseCache {
   get(carShareId: string, key: string): Promise<CachedResponse | undefined>;
   /**
+   * The ETag of a fresh entry, without its body: all a 304 needs (CONTRACT §10). In Redis a page's entry is some
+   * hundred kilobytes to fetch and parse; its ETag a few dozen bytes. `tags` are the route's (its entry's) tags.
+   */
+  etagOf(carShareId: string, key: string, tags: readonly string[]): Promise<string | undefined>;
+  /**
    * The tags' versions, taken before the GraphQL runs: a mutation that commits meanwhile bumps them, so
    * the entry stored with the older versions is never served. Reads in flight are shared by these too (handler.ts).
    */
@@ -120,14 +125,18 @@ export function memoryCache(
     bytes -= sizeOf(key, s);
     entries.delete(key);
   };
+  const get = async (carShareId: string, k: string) => {
+    const key = `${carShareId}\n${k}`;
+    const s = entries.get(key);
+    if (!s) return undefined;
+    const fresh = s.expires > now() && s.pairs.every(([t, v]) => versionOf(carShareId, t) === v);
+    if (!fresh) remove(key);
+    return fresh ? s.value : undefined;
+  };
   return {
-    async get(carShareId, k) {
-      const key = `${carShareId}\n${k}`;
-      const s = entries.get(key);
-      if (!s) return undefined;
-      const fresh = s.expires > now() && s.pairs.every(([t, v]) => versionOf(carShareId, t) === v);
-      if (!fresh) remove(key);
-      return fresh ? s.value : undefined;
+    get,
+    async etagOf(carShareId, k) {
+      return (await get(carShareId, k))?.etag;
     },
     async versions(carShareId, tags) {
       return Object.fromEntries(tags.map((t) => [t, versionOf(carShareId, t)]));
@@ -158,9 +167,10 @@ export function memoryCache(
   };
 }
 
-/** Per car share: its tag versions in one hash, its entries each under its own key. */
+/** Per car share: its tag versions in one hash, its entries each under its own key, and each entry's ETag beside it. */
 const VERSIONS = 'rest:cache:versions';
 const ENTRY = 'rest:cache:';
+const ETAG = 'rest:cache:etag:';
 
 /** Stands for "version unknown" when Redis cannot be read: an entry tagged with it is never stored. */
 const UNKNOWN = -1;
@@ -185,16 +195,32 @@ export function redisCache(
       return Object.fromEntries(tags.map((t) => [t, UNKNOWN]));
     }
   };
+  const fresh = (versions: Record<string, number>, now: Record<string, number>) =>
+    Object.entries(versions).every(([t, v]) => v !== UNKNOWN && now[t] === v);
   return {
+    async etagOf(carShareId, key, tags) {
+      try {
+        // One round trip: the ETag and the versions it was stored under, and the route's versions now.
+        const [[, raw], [, now]] = (await redis
+          .pipeline()
+          .get(keys.carShare(carShareId, `${ETAG}${key}`))
+          .hmget(keys.carShare(carShareId, VERSIONS), ...(tags.length ? tags : ['-']))
+          .exec()) as [[unknown, string | null], [unknown, (string | null)[]]];
+        if (!raw) return undefined;
+        const s = JSON.parse(raw) as { etag: string; versions: Record<string, number> };
+        const current = Object.fromEntries(tags.map((t, i) => [t, Number(now[i] ?? 0)]));
+        return fresh(s.versions, current) ? s.etag : undefined;
+      } catch (err) {
+        onError(err);
+        return undefined;
+      }
+    },
     async get(carShareId, key) {
       try {
         const raw = await redis.get(keys.carShare(carShareId, `${ENTRY}${key}`));
         if (!raw) return undefined;
         const s = JSON.parse(raw) as Omit<Stored, 'expires'>;
-        const now = await versionsOf(carShareId, Object.keys(s.versions));
-        return Object.entries(s.versions).every(([t, v]) => v !== UNKNOWN && now[t] === v)
-          ? s.value
-          : undefined;
+        return fresh(s.versions, await versionsOf(carShareId, Object.keys(s.versions))) ? s.value : undefined;
       } catch (err) {
         onError(err);
         return undefined;
@@ -205,7 +231,15 @@ export function redisCache(
       if (Object.values(versions).includes(UNKNOWN)) return;
       const stored: Omit<Stored, 'expires'> = { value, versions };
       await redis
+        .multi()
         .set(keys.carShare(carShareId, `${ENTRY}${key}`), JSON.stringify(stored), 'EX', ttl)
+        .set(
+          keys.carShare(carShareId, `${ETAG}${key}`),
+          JSON.stringify({ etag: value.etag, versions }),
+          'EX',
+          ttl,
+        )
+        .exec()
         .catch(onError);
     },
     async invalidate(carShareId, tags) {

@@ -197,12 +197,13 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
 
   const notModified = async ({ request, route, format }: Revalidation, caller: C) => {
     if (!deps.cache || caller.refused !== undefined) return undefined;
-    const hit = await deps.cache.get(
+    const etag = await deps.cache.etagOf(
       caller.carShare.id,
       cacheKeyOf(caller, format, request.path, request.querystring),
+      route.tags,
     );
-    if (!hit || !matchesIfNoneMatch(request.ifNoneMatch, hit.etag)) return undefined;
-    return representationHeaders(hit.etag, ttlOf(route));
+    if (!etag || !matchesIfNoneMatch(request.ifNoneMatch, etag)) return undefined;
+    return representationHeaders(etag, ttlOf(route));
   };
 
   return { middleware, revalidation, notModified, templateOf, table, documents };

@@ -137,6 +137,11 @@ export function createHandler<C extends Caller>({
     const carShareId = carShareOf(ctx).id;
     if (isGet && deps.cache) {
       cacheKey = cacheKeyOf(knownCaller(ctx), format, ctx.path, ctx.querystring);
+      // A revalidation reads the entry's ETag only; its body only when it is to be sent.
+      const ifNoneMatch = ctx.get('If-None-Match') || undefined;
+      const etag = ifNoneMatch && (await deps.cache.etagOf(carShareId, cacheKey, route.tags));
+      if (etag && matchesIfNoneMatch(ifNoneMatch, etag))
+        return send(ctx, 304, null, representationHeaders(etag, ttl));
       const hit = await deps.cache.get(carShareId, cacheKey);
       if (hit) return sendRepresentation(ctx, hit, ttl);
       // Your own writes (CONTRACT §28). A write's tags are bumped before its answer is sent (the mutation hook

@@ -101,9 +101,10 @@ export interface RateLimiter {
   middleware: Koa.Middleware;
   /**
    * Counts a request answered before the middleware would run (a revalidation answered at the edge), exactly as
-   * the middleware counts it; absent when the counters are shared in Redis, where only the middleware counts.
+   * the middleware counts it: in memory at once, in Redis in one round trip (rejects when Redis cannot be reached:
+   * the request then goes on to the middleware, which serves it uncounted).
    */
-  count?(who: RateSubject): RateVerdict;
+  count(who: RateSubject): RateVerdict | Promise<RateVerdict>;
   /** Counts a GraphQL operation's mutation root fields (CONTRACT §28), in memory or in Redis like the requests. */
   actions: CountActions;
 }
@@ -204,6 +205,10 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
       );
     return {
       actions: countActions(opts, duration, take),
+      async count(who) {
+        const takes = requestTakes(who, isAuth, opts);
+        return verdictOf(takes, await take(who.carShare?.id, takes), duration);
+      },
       async middleware(ctx, next) {
         if (UNCOUNTED.has(ctx.path)) return next();
         const who = subjectOf(ctx);

@@ -24,21 +24,23 @@ export interface CachedAnswers<R> {
   notModified(r: R, caller: RequestCaller): Promise<Record<string, string> | undefined>;
 }
 
-/** The rate limiter's counting, absent when only its middleware can count (counters in Redis). */
+/** The rate limiter's counting (in memory, or in Redis in one round trip). */
 export interface RateCounting {
-  count?(who: {
+  count(who: {
     method: string;
     path: string;
     ip: string;
     caller: RequestCaller;
     /** The car share addressed: its windows and its ceiling (CONTRACT §20). */
     carShare: CarShare;
-  }): {
-    limit: number;
-    remaining: number;
-    reset: number;
-    passed: boolean;
-  };
+  }): RateVerdict | Promise<RateVerdict>;
+}
+
+interface RateVerdict {
+  limit: number;
+  remaining: number;
+  reset: number;
+  passed: boolean;
 }
 
 export interface NotModifiedDeps<R> {
@@ -68,9 +70,10 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
   // The car share as the edge finds it; with UNKNOWN_HOST=default a host naming none is the default one's.
   const carShareOf = (host: string | undefined, forwarded: string | undefined) =>
     edge.carShareOf(host, forwarded) ?? deps.defaultCarShare?.();
-  const count = rateLimiter.count;
-  // With counters in Redis only the middleware counts: there is nothing to answer here.
-  if (!count) return koa;
+  const count = (who: Parameters<RateCounting['count']>[0]) => rateLimiter.count(who);
+
+  const ipOf = (req: IncomingMessage) =>
+    (trustProxy ? firstOf(req.headers['x-forwarded-for']) : '') || req.socket.remoteAddress || '';
 
   const revalidate = async (
     req: IncomingMessage,
@@ -82,6 +85,7 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     const h = req.headers;
     let caller: RequestCaller | undefined;
     let headers: Record<string, string> | undefined;
+    let rate: RateVerdict | undefined;
     try {
       await deps.settled?.();
       const carShare = carShareOf(h.host, firstOf(h['x-forwarded-host']));
@@ -90,15 +94,24 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
       if (!carShare || carShare.status === 'Suspended') return passOn(req, res, undefined);
       caller = await callerFor(deps.authenticator, h.authorization || undefined, carShare);
       headers = await facade.notModified(r, caller);
+      // Counted only once the answer is known to be a 304: a request passed on is counted by the middleware.
+      if (headers)
+        rate = await count({
+          method: 'GET',
+          path: r.request.path,
+          ip: ipOf(req),
+          caller,
+          carShare: caller.carShare,
+        });
     } catch {
+      // Redis out of reach included: the request goes on to Koa, which serves it as it serves everything then.
       headers = undefined;
     }
-    if (!caller || !headers) return passOn(req, res, caller);
-    const { path } = r.request;
-    const ip = (trustProxy ? firstOf(h['x-forwarded-for']) : '') || req.socket.remoteAddress || '';
-    const rate = count({ method: 'GET', path, ip, caller, carShare: caller.carShare });
+    if (!caller || !headers || !rate) return passOn(req, res, caller);
     // A refusal is left to the middleware (its 429 body): counting again at 0 changes nothing.
     if (!rate.passed) return passOn(req, res, caller);
+    const { path } = r.request;
+    const ip = ipOf(req);
 
     const requestId = edge.requestIdOf(typeof h['request-id'] === 'string' ? h['request-id'] : undefined);
     // The route's template, as the metrics middleware labels the same request through Koa.

@@ -178,4 +178,40 @@ describe('two instances sharing Redis', () => {
     expect(fresh.json.Car.Model).toBe('Prius');
     expect(fresh.headers.get('etag')).not.toBe(onB.headers.get('etag'));
   });
+
+  it('a revalidation reads only the ETag from Redis, counts once, and is stale after a write on the other instance', async () => {
+    await a.h.reset();
+    const owner = await createUser(a.h);
+    const ta = a.tokenFor(owner.actor);
+    const tb = b.tokenFor(owner.actor);
+    const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
+    const path = `/api/cars/${carId}`;
+    const etag = (await a.call('GET', path, { token: ta })).headers.get('etag')!;
+    // The entries' bodies leave Redis; their ETags stay: a 304 needs nothing more.
+    const redis = new Redis(REDIS_URL);
+    try {
+      const bodies = (await redis.keys('*rest:cache:*')).filter(
+        (k) => !k.includes('rest:cache:etag:') && !k.endsWith('rest:cache:versions'),
+      );
+      expect(bodies.length).toBeGreaterThan(0);
+      await redis.del(...bodies);
+    } finally {
+      await redis.quit();
+    }
+    const conditional = { token: tb, headers: { 'If-None-Match': etag } };
+    b.sql.length = 0;
+    const first = await b.call('GET', path, conditional);
+    const second = await b.call('GET', path, conditional);
+    expect([first.status, second.status]).toEqual([304, 304]);
+    // Not computed again (which would give the same ETag): answered from what Redis held.
+    expect(b.sql).toEqual([]);
+    expect(first.headers.get('etag')).toBe(etag);
+    // Counted once each in the shared counters, by whichever path answered it.
+    const remaining = (r: typeof first) => Number(r.headers.get('ratelimit-remaining'));
+    expect(remaining(first) - remaining(second)).toBe(1);
+    expect((await a.call('PATCH', path, { token: ta, body: { Model: 'Prius' } })).status).toBe(202);
+    const after = await b.call('GET', path, conditional);
+    expect(after.status).toBe(200);
+    expect(after.json.Car.Model).toBe('Prius');
+  });
 });

@@ -23,6 +23,7 @@ function recordingCache() {
   const bumps: (readonly string[])[] = [];
   const cache: ResponseCache = {
     get: async () => undefined,
+    etagOf: async () => undefined,
     versions: async () => ({}),
     set: async () => undefined,
     invalidate: async (_carShareId, tags) => {
