@@ -46,6 +46,11 @@ export interface RateLimitOptions {
   refuse?(ctx: Koa.Context, message: string, retryAfter: number, scope?: RefusalScope): boolean;
   /** Keys (callers, addresses) counted in memory at most; the oldest window is forgotten past it. */
   memoryKeys?: number;
+  /**
+   * The verdict of a request already counted in front of Koa (a revalidation that was not a 304 after all: it was
+   * counted while its ETag was read), so that it is counted once.
+   */
+  countedOf?(ctx: Koa.Context): RateVerdict | undefined;
 }
 
 /** Which window refused: the car share's ceiling; absent when it was the caller's own. */
@@ -203,19 +208,18 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
             : keys.deployment(`ratelimit:${t.key}`),
         })),
       );
+    const countInRedis = async (who: RateSubject): Promise<RateVerdict> => {
+      const takes = requestTakes(who, isAuth, opts);
+      return verdictOf(takes, await take(who.carShare?.id, takes), duration);
+    };
     return {
       actions: countActions(opts, duration, take),
-      async count(who) {
-        const takes = requestTakes(who, isAuth, opts);
-        return verdictOf(takes, await take(who.carShare?.id, takes), duration);
-      },
+      count: countInRedis,
       async middleware(ctx, next) {
         if (UNCOUNTED.has(ctx.path)) return next();
-        const who = subjectOf(ctx);
-        const takes = requestTakes(who, isAuth, opts);
         let v: RateVerdict;
         try {
-          v = verdictOf(takes, await take(who.carShare?.id, takes), duration);
+          v = opts.countedOf?.(ctx) ?? (await countInRedis(subjectOf(ctx)));
         } catch (err) {
           // The shared counters are out of reach (Redis down): serving uncounted beats refusing everyone.
           opts.onStoreError?.(err);
@@ -246,7 +250,7 @@ export function rateLimiter(opts: RateLimitOptions): RateLimiter {
     actions: countActions(opts, duration, (carShareId, takes) => take(carShareId, takes)),
     async middleware(ctx, next) {
       if (UNCOUNTED.has(ctx.path)) return next();
-      const v = count(subjectOf(ctx));
+      const v = opts.countedOf?.(ctx) ?? count(subjectOf(ctx));
       headers(ctx, v);
       if (v.passed) return next();
       refuse(ctx, v.retryAfter ?? 1, v.scope);

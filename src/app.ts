@@ -9,7 +9,7 @@ import { memoryCache, redisCache } from '../rest-facade/cache.js';
 import { restError } from '../rest-facade/errors.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { staleAfterMutations } from '../rest-facade/invalidation.js';
-import { rateLimiter } from '../rest-facade/ratelimit.js';
+import { type RateVerdict, rateLimiter } from '../rest-facade/ratelimit.js';
 import { formatOrJson, sendError as sendRestError } from '../rest-facade/respond.js';
 import { PLATFORM_PREFIX, platformRoutes } from '../rest-facade/routes/platform.routes.js';
 import type { Authenticator } from './access/authenticate.js';
@@ -129,8 +129,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const restCache = redis.client ? redisCache(redis.client, keys, redis.trouble) : memoryCache();
   const oauth429 = oauthTooManyRequests(OAUTH_PATH);
   const graphql429 = graphqlTooManyRequests('/graphql');
+  // Revalidations counted in front of Koa that went on to it after all: counted once (not-modified.ts).
+  const counted = new WeakMap<IncomingMessage, RateVerdict>();
   const limits = rateLimiter({
     ...rateLimitSettings(config),
+    countedOf: (ctx) => counted.get(ctx.req),
     redis: redis.client,
     redisKeys: keys,
     onStoreError: redis.trouble,
@@ -268,6 +271,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
           defaultCarShare: () => (config.UNKNOWN_HOST === 'reject' ? undefined : deps.carShares.default),
           settled: () => deps.carShares.settled(),
           callers,
+          counted,
           onError: (err) => log.error({ err }, 'unexpected error answering a revalidation'),
         },
         koa.callback(),

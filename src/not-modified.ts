@@ -36,7 +36,7 @@ export interface RateCounting {
   }): RateVerdict | Promise<RateVerdict>;
 }
 
-interface RateVerdict {
+export interface RateVerdict {
   limit: number;
   remaining: number;
   reset: number;
@@ -56,6 +56,8 @@ export interface NotModifiedDeps<R> {
   settled?: () => Promise<void>;
   /** Callers resolved here, for Koa's `identifyCaller` when the request goes on there. */
   callers: WeakMap<IncomingMessage, RequestCaller>;
+  /** Requests counted here, for the rate limiter's middleware when the request goes on (its `countedOf`). */
+  counted: WeakMap<IncomingMessage, RateVerdict>;
   /** Told about an error nothing here should throw (the connection is then cut, the process goes on). */
   onError(err: unknown): void;
 }
@@ -93,23 +95,16 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
       // it refuses before any cached answer (CONTRACT §23).
       if (!carShare || carShare.status === 'Suspended') return passOn(req, res, undefined);
       caller = await callerFor(deps.authenticator, h.authorization || undefined, carShare);
-      headers = await facade.notModified(r, caller);
-      // Counted only once the answer is known to be a 304: a request passed on is counted by the middleware.
-      if (headers)
-        rate = await count({
-          method: 'GET',
-          path: r.request.path,
-          ip: ipOf(req),
-          caller,
-          carShare: caller.carShare,
-        });
+      // The ETag and the count at once (with Redis: one round trip's time); a request that goes on to Koa after
+      // all takes its verdict with it, so the rate limiter's middleware does not count it again.
+      const who = { method: 'GET', path: r.request.path, ip: ipOf(req), caller, carShare: caller.carShare };
+      [headers, rate] = await Promise.all([facade.notModified(r, caller), count(who)]);
     } catch {
       // Redis out of reach included: the request goes on to Koa, which serves it as it serves everything then.
       headers = undefined;
     }
-    if (!caller || !headers || !rate) return passOn(req, res, caller);
-    // A refusal is left to the middleware (its 429 body): counting again at 0 changes nothing.
-    if (!rate.passed) return passOn(req, res, caller);
+    // A refusal is left to the middleware (its 429 body), with the verdict it was given here.
+    if (!caller || !headers || !rate?.passed) return passOn(req, res, caller, rate);
     const { path } = r.request;
     const ip = ipOf(req);
 
@@ -135,8 +130,14 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     res.end();
   };
 
-  const passOn = (req: IncomingMessage, res: ServerResponse, caller: RequestCaller | undefined) => {
+  const passOn = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    caller: RequestCaller | undefined,
+    rate?: RateVerdict,
+  ) => {
     if (caller) callers.set(req, caller);
+    if (rate) deps.counted.set(req, rate);
     metrics.passedOn();
     koa(req, res);
   };
