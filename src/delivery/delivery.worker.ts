@@ -17,18 +17,11 @@ import { isUuid } from '../shared/ids.js';
 import type { Logger } from '../shared/log.js';
 import { recordAttempts } from './attempt.batch.js';
 import { AttemptRecorder } from './attempt.recorder.js';
-import {
-  type AttemptRecord,
-  type Claimed,
-  carSharesWithDueDeliveries,
-  claimDue,
-  releaseClaims,
-  releaseUnsent,
-} from './delivery.store.js';
-import { decide, type RetryPolicy } from './outcome.js';
-import { sendAttempt } from './send.js';
+import { type DeliverDeps, deliverClaimed } from './delivery.attempt.js';
+import { type Claimed, carSharesWithDueDeliveries, claimDue, releaseClaims } from './delivery.store.js';
+import type { RetryPolicy } from './outcome.js';
 import type { Target, TargetCache } from './target.cache.js';
-import type { DeliveryOutcome, OutcomeCounter } from './webhook.metrics.js';
+import type { OutcomeCounter } from './webhook.metrics.js';
 
 export interface WorkerOptions {
   orm: Orm;
@@ -105,6 +98,8 @@ export class DeliveryWorker {
   readonly #unrecordedLimit: number;
   readonly #pump: Pump;
   readonly #recorder: AttemptRecorder;
+  /** What each delivery needs (delivery.attempt.ts): the options and the recorder. */
+  readonly #deliverDeps: DeliverDeps;
   /** Something may have become due that no lane knows of (a NOTIFY, a wake): look across car shares. */
   #lookAround = true;
   #lookedAt = Number.NEGATIVE_INFINITY;
@@ -123,6 +118,7 @@ export class DeliveryWorker {
       }
       return held;
     });
+    this.#deliverDeps = { ...opts, recorder: this.#recorder };
     this.#pump = new Pump(
       () => this.#step(),
       opts.pollMs,
@@ -275,7 +271,7 @@ export class DeliveryWorker {
     };
     this.#sending += 1;
     lane.sending += 1;
-    const p: Promise<void> = this.#deliver(c, target, sent)
+    const p: Promise<void> = deliverClaimed(this.#deliverDeps, c, target, sent)
       .catch((err) =>
         this.#o.log.error(
           { err, deliveryId: c.id, carShareId: c.carShareId },
@@ -297,86 +293,6 @@ export class DeliveryWorker {
       await releaseClaims(carShareEm(this.#o.orm, carShareId), list).catch((err) =>
         this.#o.log.warn({ err, carShareId }, 'webhook claims not handed back; their leases run out'),
       );
-  }
-
-  async #deliver(c: Claimed, claimedTarget: Target | undefined, sent: () => void): Promise<void> {
-    const { orm, clock, targets } = this.#o;
-    // A context of its own only when this delivery reads or writes alone (rare): most need none.
-    const em = () => carShareEm(orm, c.carShareId);
-    const changed = () => this.#o.changed?.(c.carShareId);
-    const attemptedAt = clock.now();
-    // The subscription may have changed while the delivery was queued; the cache has heard of it by now.
-    const target = claimedTarget
-      ? (targets.cached(c.subscriptionId, attemptedAt) ??
-        (await targets.get(em(), [c.subscriptionId], attemptedAt)).get(c.subscriptionId))
-      : undefined;
-    const count = (o: DeliveryOutcome) => this.#o.onOutcome?.(o);
-    if (!target || target.deleted) {
-      await releaseUnsent(em(), c, 'Cancelled', attemptedAt);
-      await changed();
-      return count('cancelled');
-    }
-    if (!target.isActive && !c.manual) {
-      await releaseUnsent(em(), c, 'Skipped', attemptedAt);
-      await changed();
-      return count('skipped');
-    }
-    const result = await sendAttempt(
-      this.#o.dispatcher,
-      {
-        url: target.url,
-        deliveryId: c.id,
-        subscriptionId: c.subscriptionId,
-        event: c.event,
-        body: c.body,
-        secrets: target.secrets,
-        timestamp: attemptedAt,
-        userAgent: this.#o.userAgent,
-      },
-      { timeoutMs: this.#o.timeoutMs, allowPrivate: this.#o.allowPrivate },
-    );
-    sent();
-    const now = clock.now();
-    const outcome = decide(result, c, now, this.#o.policy);
-    // One line per attempt, joinable with the line of the request that raised the event (eventRequestId).
-    this.#o.log.info(
-      {
-        deliveryId: c.id,
-        carShareId: c.carShareId,
-        event: c.event,
-        eventId: c.eventId,
-        eventRequestId: c.eventRequestId,
-        requestId: result.requestId,
-        attempt: outcome.attemptCount,
-        status: outcome.status,
-        code: outcome.statusCode,
-        error: outcome.error,
-        durationMs: result.durationMs,
-      },
-      'webhook attempt',
-    );
-    const record: AttemptRecord = {
-      claimed: c,
-      result,
-      outcome,
-      trigger: c.manual ? 'Manual' : 'Scheduled',
-      url: target.url,
-      attemptedAt,
-      now,
-      failingWindowMs: this.#o.failingWindowMs,
-    };
-    const mine = await this.#recorder.record(record);
-    count(
-      !mine
-        ? 'lease_lost'
-        : outcome.success
-          ? 'succeeded'
-          : outcome.gone
-            ? 'gone'
-            : outcome.status === 'Pending'
-              ? 'retrying'
-              : 'failed',
-    );
   }
 
   /** Stops claiming; waits for requests in flight (they end by their deadline) and their outcomes to be
