@@ -44,8 +44,25 @@ export interface ProbeStats {
 // few per cent of the measured process's CPU (and a stall), so it is refreshed at most every 10 s.
 let code = getHeapCodeStatistics();
 let codeAt = Date.now();
+/**
+ * CPU the probe itself spent reading memory, left out of `cpuMicros`. The code walk ran at the start of nearly
+ * every trial (a process rests while the other variants' trials run) and took a few hundred milliseconds on a
+ * warm service, counted in that trial: at 200 bookings a second, a few hundred µs per request of the slowest
+ * variants, and less of the faster ones (a CPU profile of S5, 2026-11-29).
+ */
+let probeCpuMicros = 0;
 
 function memoryOf() {
+  const before = process.cpuUsage();
+  try {
+    return readMemory();
+  } finally {
+    const spent = process.cpuUsage(before);
+    probeCpuMicros += spent.user + spent.system;
+  }
+}
+
+function readMemory() {
   const m = process.memoryUsage();
   if (Date.now() - codeAt > 10_000) {
     code = getHeapCodeStatistics();
@@ -66,7 +83,7 @@ process.on('message', (m: unknown) => {
   const cpu = process.cpuUsage();
   const stats: ProbeStats = {
     statements,
-    cpuMicros: cpu.user + cpu.system,
+    cpuMicros: cpu.user + cpu.system - probeCpuMicros,
     ...memoryOf(),
   };
   process.send?.({ type: 'stats', id: (m as { id: number }).id, stats });
