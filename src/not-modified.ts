@@ -72,8 +72,6 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
   // The car share as the edge finds it; with UNKNOWN_HOST=default a host naming none is the default one's.
   const carShareOf = (host: string | undefined, forwarded: string | undefined) =>
     edge.carShareOf(host, forwarded) ?? deps.defaultCarShare?.();
-  const count = (who: Parameters<RateCounting['count']>[0]) => rateLimiter.count(who);
-
   const ipOf = (req: IncomingMessage) =>
     (trustProxy ? firstOf(req.headers['x-forwarded-for']) : '') || req.socket.remoteAddress || '';
 
@@ -98,7 +96,7 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
       // The ETag and the count at once (with Redis: one round trip's time); a request that goes on to Koa after
       // all takes its verdict with it, so the rate limiter's middleware does not count it again.
       const who = { method: 'GET', path: r.request.path, ip: ipOf(req), caller, carShare: caller.carShare };
-      [headers, rate] = await Promise.all([facade.notModified(r, caller), count(who)]);
+      [headers, rate] = await Promise.all([facade.notModified(r, caller), rateLimiter.count(who)]);
     } catch {
       // Redis out of reach included: the request goes on to Koa, which serves it as it serves everything then.
       headers = undefined;
