@@ -22,7 +22,10 @@ import { executeByRootField, type FormatError, type SplitResult } from './split-
 export interface ExecuteArgs {
   /** A document that has been validated and passed the limits. */
   document: DocumentNode;
-  /** Its text, when the caller has it: a client's documents are compiled once per text (Apollo and graphql-ws parse each request anew). */
+  /**
+   * Its text, when the caller has it: a client's documents are compiled once per text (Apollo and graphql-ws
+   * parse each request anew); the REST facade's once per node (it hands over the same node for a shape).
+   */
   text?: string | undefined;
   operationName?: string | null | undefined;
   variables: Record<string, unknown> | undefined;
@@ -30,12 +33,6 @@ export interface ExecuteArgs {
 }
 
 export interface Execution {
-  /** What the document costs at the gate (cost.ts); kept per document when no variable went into it. */
-  costOf(
-    document: DocumentNode,
-    operationName: string | null | undefined,
-    variables: Record<string, unknown>,
-  ): number;
   /** Runs a document, compiled when it can be and in graphql-js otherwise (bad variables included). */
   execute(args: ExecuteArgs): Promise<ExecutionResult>;
   /** A large query of several root fields, one at a time (/graphql's limits plugin, inside the gate's turn). */
@@ -50,8 +47,6 @@ export interface Execution {
    * answer to bad input is the one the contract documents (in-process.ts). Rejects with the gate's refusal.
    */
   runCompiled(args: ExecuteArgs, signal?: AbortSignal): Promise<ExecutionResult | undefined>;
-  /** Documents compiled and held, by node and by text (tests). */
-  readonly compiledSizes: { byNode: number; byText: number };
 }
 
 export function createExecution(deps: {
@@ -65,8 +60,13 @@ export function createExecution(deps: {
   // the facade hands over the same DocumentNode for every request of a shape, and costing it again was a per cent
   // of a REST read's CPU (test/bench, S2).
   const fixedCosts = new WeakMap<DocumentNode, number>();
-  const costOf: Execution['costOf'] = (document, operationName, variables) => {
-    const known = fixedCosts.get(document);
+  // Kept by document alone only when no operation was named: a document may hold several operations.
+  const costOf = (
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Record<string, unknown>,
+  ): number => {
+    const known = operationName ? undefined : fixedCosts.get(document);
     if (known !== undefined) return known;
     let read = false;
     const watched = new Proxy(variables, {
@@ -76,7 +76,7 @@ export function createExecution(deps: {
       },
     });
     const cost = complexityOf(schema, document, operationName, watched)?.cost ?? 0;
-    if (!read) fixedCosts.set(document, cost);
+    if (!read && !operationName) fixedCosts.set(document, cost);
     return cost;
   };
   const runCompiled = (a: ExecuteArgs) =>
@@ -101,7 +101,6 @@ export function createExecution(deps: {
   };
   const costOfArgs = (a: ExecuteArgs) => costOf(a.document, a.operationName, a.variables ?? {});
   return {
-    costOf,
     execute,
     // Each piece is a document of its own, made for this request: interpreted, not compiled and held.
     executeByRootField: (a) =>
@@ -115,9 +114,6 @@ export function createExecution(deps: {
       const result = await gate.run(costOfArgs(a), () => runCompiled(a), signal);
       if (result) count(a, result);
       return result;
-    },
-    get compiledSizes() {
-      return compiled.sizes;
     },
   };
 }

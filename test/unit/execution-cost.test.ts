@@ -49,3 +49,12 @@ it('counts every run in graphql_operations_total, by type, name and outcome', as
   // No resolvers: `cars` is null for a non-null list, an error.
   expect(text).toContain('graphql_operations_total{type="query",name="anonymous",outcome="error"} 1');
 });
+
+it('costs each named operation of one document on its own', async () => {
+  const { execution: e, costs } = execution();
+  const both = parse('query One { car(id: "a") { id } } query Page { cars(limit: 7) { id } }');
+  await e.run({ document: both, operationName: 'One', variables: {}, context });
+  await e.run({ document: both, operationName: 'Page', variables: {}, context });
+  expect(costs[1]).toBe(7);
+  expect(costs[0]).not.toBe(costs[1]);
+});
