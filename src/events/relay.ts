@@ -69,8 +69,6 @@ export interface RelayOptions {
    */
   onTaken?: ((carShareId: string) => void) | undefined;
   pollMs?: number | undefined;
-  /** Least time between rounds (RELAY_GAP_MS). */
-  gapMs?: number | undefined;
 }
 
 export interface OutboxRelay {
@@ -134,7 +132,7 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
     },
     pollMs,
     (err) => log.error({ err }, 'outbox relay failed'),
-    o.gapMs ?? RELAY_GAP_MS,
+    RELAY_GAP_MS,
   );
   const wake = (carShareId?: string) => {
     if (isUuid(carShareId)) named.add(carShareId);
