@@ -39,12 +39,17 @@ export interface ScopedQuery {
   text: string;
   name?: string | undefined;
   values: readonly unknown[];
+  /**
+   * A transaction's BEGIN (as MikroORM sent it) to open the block first: the scope is then set as SET LOCAL sets it,
+   * and the block outlives the Sync (src/db/transaction-edges.ts).
+   */
+  begin?: string | undefined;
 }
 
 /** A pg Submittable: queued like any query on a client, answered by one ReadyForQuery. */
 export class ScopedStatement implements pg.Submittable {
-  /** Statements it carries (the benchmark's probe counts them, not round trips), and the second's text. */
-  readonly statements = 2;
+  /** Statements it carries (the benchmark's probe counts them, not round trips), and the last one's text. */
+  readonly statements: number;
   get sql(): string {
     return `[scoped] ${this.#query.text}`;
   }
@@ -53,12 +58,15 @@ export class ScopedStatement implements pg.Submittable {
   readonly _result: unknown;
   readonly #query: ScopedQuery;
   readonly #inner: pg.Query;
-  #scoped = false;
+  /** Command completions still to come before the statement's own: the BEGIN's, if any, and the scope's. */
+  #before: number;
   #pending: string[] = [];
   #wire: Wire | undefined;
 
   constructor(query: ScopedQuery) {
     this.#query = query;
+    this.#before = query.begin === undefined ? 1 : 2;
+    this.statements = this.#before + 1;
     let settle: (err: Error | null | undefined, res?: pg.QueryResult) => void = () => undefined;
     this.result = new Promise((ok, fail) => {
       settle = (err, res) => (err ? fail(err) : ok(res!));
@@ -83,6 +91,12 @@ export class ScopedStatement implements pg.Submittable {
     const name = this.#query.name ?? '';
     wire.stream.cork?.();
     try {
+      if (this.#query.begin !== undefined) {
+        // A transaction block opened here outlives the Sync: the statements after it are the transaction's.
+        wire.parse({ name: '', text: this.#query.begin, types: [] });
+        wire.bind({ portal: '', statement: '', values: [], valueMapper: prepareValue });
+        wire.execute({ portal: '', rows: 0 });
+      }
       prepare(SCOPE_NAME, SCOPE_TEXT);
       wire.bind({
         portal: '',
@@ -123,14 +137,14 @@ export class ScopedStatement implements pg.Submittable {
 
   handleDataRow(msg: unknown): void {
     // The scope's own row (its portal is not described) is no row of the answer.
-    if (!this.#scoped) return;
+    if (this.#before > 0) return;
     (this.#inner as unknown as { handleDataRow(m: unknown): void }).handleDataRow(msg);
   }
 
   handleCommandComplete(msg: unknown, connection: pg.Connection): void {
-    if (!this.#scoped) {
-      this.#scoped = true;
-      this.#confirm('scope');
+    if (this.#before > 0) {
+      this.#before -= 1;
+      if (this.#before === 0) this.#confirm('scope');
       return;
     }
     this.#confirm('all');
