@@ -7,9 +7,6 @@
 /** Brackets (`{`, `(`, `[`) a document may nest; GraphiQL's introspection query nests 13. */
 export const MAX_NESTING = 128;
 
-const OPEN = new Set([123, 40, 91]); // { ( [
-const CLOSE = new Set([125, 41, 93]); // } ) ]
-
 /** The deepest bracket nesting of a GraphQL document's text, strings and comments skipped; linear in its length. */
 export function nestingOf(text: string): number {
   let depth = 0;
@@ -33,10 +30,11 @@ export function nestingOf(text: string): number {
         i += text.charCodeAt(i) === 92 ? 2 : 1;
       i += 1;
     } else {
-      if (OPEN.has(c)) {
+      if (c === 123 || c === 40 || c === 91) {
+        // { ( [
         depth += 1;
         if (depth > deepest) deepest = depth;
-      } else if (CLOSE.has(c) && depth > 0) depth -= 1;
+      } else if ((c === 125 || c === 41 || c === 93) && depth > 0) depth -= 1; // } ) ]
       i += 1;
     }
   }
