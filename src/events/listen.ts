@@ -13,7 +13,7 @@ export interface Listener {
   sync(): Promise<void>;
   /**
    * Hears one more channel on this connection (LISTEN now when connected, and after each reconnection); the
-   * handler is called at once without a payload, as after a connection. Returns what stops hearing it.
+   * handler is called at once without a payload, as after a connection. Returns what stops hearing it (UNLISTEN).
    */
   hear(channel: string, handler: NotifyHandler): () => void;
   close(): Promise<void>;
@@ -93,7 +93,12 @@ export function listenForWork(
           (err: unknown) => log.warn({ err, channel }, 'could not listen; the poll stays the fallback'),
         );
       return () => {
-        if (handlers[channel] === handler) delete handlers[channel];
+        if (handlers[channel] !== handler) return;
+        delete handlers[channel];
+        // Heard no more, nor forwarded: PostgreSQL sends a connection only the notifications of its channels.
+        listening
+          ?.query(`unlisten "${channel}"`)
+          .catch((err: unknown) => log.warn({ err, channel }, 'could not stop listening'));
       };
     },
     async close() {

@@ -34,8 +34,8 @@ const BATCH = 200;
 export const RELAY_GAP_MS = 10;
 
 /**
- * The relay's lead (src/db/session-lead.ts): the instance holding it answers the outbox's NOTIFYs. Every instance
- * hears every NOTIFY, and when each looked at once an event cost PostgreSQL one look per instance (a round trip
+ * The relay's lead (src/db/session-lead.ts): the instance holding it listens for the outbox's NOTIFYs and answers
+ * them. Every instance used to hear every NOTIFY, and when each looked at once an event cost PostgreSQL one look per instance (a round trip
  * carrying its car share's scope and the read) where one takes it: with five instances on one database, more CPU
  * per booking than the booking's own statements (test/bench S5, docs/performance.md). The others look at their
  * polls, and try to take the lead there: a stopped instance's lead passes on within a poll.
@@ -109,10 +109,14 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
   let lookAround = true;
   let lookedAt = Number.NEGATIVE_INFINITY;
   const lead = sessionLead(o.databaseUrl, RELAY_LEAD_KEY, 'outbox relay', log);
+  const own = o.listener ? undefined : listenForWork(o.databaseUrl, {}, log);
+  const listener = o.listener ?? own!;
+  let stopHearing: (() => void) | undefined;
   const pump = new Pump(
     async () => {
       // An instance without the lead runs rounds at its polls only: each is its chance to take the lead.
       if (!lead.held) await lead.claim();
+      follow();
       // A round: one batch of every car share with events. A car share's failure is its own: the others go on.
       const round = new Set(named);
       named.clear();
@@ -143,12 +147,22 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
   const heard = (payload?: string) => {
     if (payload === undefined || lead.held) wake(payload);
   };
-  const own = o.listener ? undefined : listenForWork(o.databaseUrl, {}, log);
-  const stopHearing = (o.listener ?? own!).hear(OUTBOX_CHANNEL, heard);
+  /**
+   * The outbox's channel is listened on while leading only. PostgreSQL still wakes every listening connection at
+   * each NOTIFY, but forwards a notification only to those listening on its channel: an instance that does not
+   * lead no longer receives (and ignores) a message per event written anywhere (bench S5).
+   */
+  function follow(): void {
+    if (lead.held && !stopHearing) stopHearing = listener.hear(OUTBOX_CHANNEL, heard);
+    else if (!lead.held && stopHearing) {
+      stopHearing();
+      stopHearing = undefined;
+    }
+  }
   return {
     wake: () => wake(),
     async stop() {
-      stopHearing();
+      stopHearing?.();
       await own?.close();
       await pump.stop();
       await lead.close();

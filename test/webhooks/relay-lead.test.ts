@@ -6,7 +6,8 @@
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { type OutboxRelay, startOutboxRelay } from '../../src/events/relay.js';
+import { type Listener, listenForWork } from '../../src/events/listen.js';
+import { OUTBOX_CHANNEL, type OutboxRelay, startOutboxRelay } from '../../src/events/relay.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { fanOutBatch } from '../../src/webhooks/fanout.js';
 import { useHarness } from '../support/harness.js';
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 /** A relay whose rounds are counted: the car shares it looked into, since the last `reset`. */
-function relay(pollMs: number) {
+function relay(pollMs: number, listener?: Listener) {
   const looked: string[] = [];
   const r = startOutboxRelay({
     orm: h.orm,
@@ -40,6 +41,7 @@ function relay(pollMs: number) {
       return fanOutBatch(em, opts);
     },
     pollMs,
+    listener,
   });
   running.push(r);
   return { relay: r, looked, reset: () => looked.splice(0) };
@@ -56,7 +58,7 @@ it('one of two instances answers the outbox NOTIFYs; the other waits for its pol
   a.reset();
   b.reset();
   for (let i = 0; i < 5; i++) await notify();
-  // Both heard all five (a NOTIFY reaches every listener); the lead's rounds may take several in one.
+  // Only the lead listens on the channel; its rounds may take several NOTIFYs in one.
   await waitFor(() => a.looked.length + b.looked.length > 0, { timeoutMs: 5000 });
   await new Promise((r) => setTimeout(r, 300));
   const counts = [a.looked.length, b.looked.length].sort((x, y) => x - y);
@@ -88,4 +90,42 @@ it('when the lead stops, the other instance takes it at its next poll and answer
     },
     { timeoutMs: 5000, everyMs: 100, what: 'the second instance to answer a NOTIFY' },
   );
+});
+
+/** A listening connection whose channels heard at the moment are recorded (`hear` until its stop). */
+function recordingListener() {
+  const real = listenForWork(inject('databaseUrl'), {}, pino({ level: 'silent' }));
+  const channels = new Set<string>();
+  const listener: Listener = {
+    sync: () => real.sync(),
+    hear(channel, handler) {
+      channels.add(channel);
+      const stop = real.hear(channel, handler);
+      return () => {
+        channels.delete(channel);
+        stop();
+      };
+    },
+    close: () => real.close(),
+  };
+  return { listener, channels };
+}
+
+it("listens on the outbox's channel only while it leads: the other instance is not sent each event's NOTIFY", async () => {
+  // The earlier tests' survivor gives up the lead.
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+  const la = recordingListener();
+  const lb = recordingListener();
+  const a = relay(300, la.listener);
+  await new Promise((r) => setTimeout(r, 300));
+  relay(300, lb.listener);
+  await new Promise((r) => setTimeout(r, 700));
+  expect(la.channels.has(OUTBOX_CHANNEL)).toBe(true);
+  expect(lb.channels.has(OUTBOX_CHANNEL)).toBe(false);
+
+  // The lead passes on at a poll; with it, the channel.
+  await a.relay.stop();
+  await waitFor(() => lb.channels.has(OUTBOX_CHANNEL), { timeoutMs: 5000, what: 'the survivor to listen' });
+  expect(la.channels.has(OUTBOX_CHANNEL)).toBe(false);
+  await Promise.all([la.listener.close(), lb.listener.close()]);
 });
