@@ -12,6 +12,12 @@ export interface ErrorTable {
   masked: string;
   /** `Meta.Help` of an answer with this code: the absolute URL, under `publicUrl`, of the docs section on it. */
   help(publicUrl: string, code: string): string;
+  /**
+   * The `WWW-Authenticate` challenge for an error code and its meta (`Reason: 'InvalidToken'` when a token was sent
+   * and is not valid), or undefined when the error is not about the token: the service's one builder, so the
+   * facade and /graphql answer a token alike.
+   */
+  challenge(code: string, meta?: Record<string, unknown>): string | undefined;
 }
 
 /** A code of the table's field errors; which codes those are is the table's business, not a list here. */
@@ -128,7 +134,7 @@ export function fromGraphQL(
   const message = known ? (errors[0]?.Message ?? restWording(e.message, '')) : table.masked;
   return new RestError(
     { ErrorCode: code, Message: message, Errors: errors, ...(meta ? { Meta: meta } : {}) },
-    authHeaders(code, meta),
+    authHeaders(table, code, meta),
   );
 }
 
@@ -157,17 +163,12 @@ export function restWording(message: string, field: string, graphqlField?: strin
 
 /** RFC 6750 challenges: 401 always names the realm; a bad token and a missing scope say so. */
 export function authHeaders(
+  table: ErrorTable,
   code: string,
   meta?: Record<string, unknown>,
   hadToken = false,
 ): Record<string, string> {
-  if (code === 'Unauthorized')
-    return {
-      'WWW-Authenticate': hadToken
-        ? 'Bearer realm="carshare", error="invalid_token"'
-        : 'Bearer realm="carshare"',
-    };
-  if (code === 'Forbidden' && meta?.Reason === 'InsufficientScope')
-    return { 'WWW-Authenticate': 'Bearer realm="carshare", error="insufficient_scope"' };
-  return {};
+  const reason = code === 'Unauthorized' && hadToken ? { Reason: 'InvalidToken' } : {};
+  const challenge = table.challenge(code, { ...meta, ...reason });
+  return challenge ? { 'WWW-Authenticate': challenge } : {};
 }

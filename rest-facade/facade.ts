@@ -111,7 +111,7 @@ function asRestError(err: unknown, hadToken: boolean, table: ErrorTable): RestEr
   if (typeof code !== 'string' || !Object.hasOwn(table.statusOf, code) || code === 'InternalServerError')
     return undefined;
   const e = fromGraphQL({ message: (err as Error).message, extensions: { code } }, table);
-  return new RestError(e.body, authHeaders(code, e.body.Meta, hadToken));
+  return new RestError(e.body, authHeaders(table, code, e.body.Meta, hadToken));
 }
 
 export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {

@@ -225,7 +225,7 @@ export function createHandler<C extends Caller>({
       const e = fromGraphQL(first, deps.errors, bound.aliases);
       throw new RestError(
         e.body,
-        authHeaders(e.body.ErrorCode, e.body.Meta, Boolean(ctx.get('Authorization'))),
+        authHeaders(deps.errors, e.body.ErrorCode, e.body.Meta, Boolean(ctx.get('Authorization'))),
       );
     }
     const data = result.data?.[route.field.name];

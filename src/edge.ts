@@ -1,10 +1,10 @@
 // The HTTP edge every request passes first: its request id and log line, the proxy rule, and error shaping.
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
-import { bearerChallenge } from './access/challenge.js';
 import type { CarShare } from './carshares/car-share.js';
 import type { CarShareRegistry } from './carshares/registry.js';
 import { isStaticAsset } from './http/static-asset.js';
+import { bearerChallenge } from './shared/challenge.js';
 import { CLIENT_CLOSED, clientWentAway } from './shared/client-gone.js';
 import { type ErrorCode, isDomainError, MASKED_MESSAGE, responseStatus, statusOf } from './shared/errors.js';
 import type { Logger } from './shared/log.js';

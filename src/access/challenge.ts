@@ -1,39 +1,9 @@
-// RFC 6750 answers (CONTRACT §9): which status and WWW-Authenticate challenge an authentication or scope error
-// gets where an HTTP response is made: /graphql here, the REST facade and Koa's error handler through bearerChallenge.
+// RFC 6750 answers (CONTRACT §9) on /graphql: a bad token while building the context, and operations refused for
+// want of a token or a scope. The challenge itself is built in one place, src/shared/challenge.ts.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
+import { bearerChallenge } from '../shared/challenge.js';
 import { isDomainError } from '../shared/errors.js';
-
-export const REALM = 'carshare';
-
-/** Unauthorized with this Reason means a token was sent and is not valid (as opposed to none sent). */
-export const INVALID_TOKEN = 'InvalidToken';
-
-export interface Challenge {
-  status: 401 | 403;
-  header: string;
-}
-
-const quoted = (v: string) => `"${v.replace(/["\\]/g, '')}"`;
-
-/** The challenge for an error code and its meta, or undefined when the error is not about the token. */
-export function bearerChallenge(code: unknown, meta?: Record<string, unknown> | null): Challenge | undefined {
-  if (code === 'Unauthorized') {
-    if (meta?.Reason !== INVALID_TOKEN) return { status: 401, header: `Bearer realm=${quoted(REALM)}` };
-    return {
-      status: 401,
-      header: `Bearer realm=${quoted(REALM)}, error="invalid_token", error_description="The access token is invalid, expired or revoked"`,
-    };
-  }
-  if (code === 'Forbidden' && meta?.Reason === 'InsufficientScope') {
-    const needed = Array.isArray(meta.RequiredScopes) ? meta.RequiredScopes.join(' ') : '';
-    return {
-      status: 403,
-      header: `Bearer realm=${quoted(REALM)}, error="insufficient_scope"${needed ? `, scope=${quoted(needed)}` : ''}`,
-    };
-  }
-  return undefined;
-}
 
 /** A domain error thrown while building the GraphQL context (a bad token) as an HTTP 401 with its challenge. */
 export function asHttpError(err: unknown): unknown {

@@ -99,7 +99,8 @@ export function carShareOf(em: EntityManager): string | undefined {
 export const CAR_SHARE_FILTER = 'carShare';
 
 // MikroORM applies a session context in two round trips (`select set_config(…)`, then `set local role …`). Ours is
-// one uuid and one role, both checked, so one statement carries both: a transaction's start costs one round trip.
+// one uuid and one role, both checked, so one statement carries both, and it goes with the transaction's BEGIN and
+// first statement in one round trip (src/db/transaction-edges.ts).
 const proto = AbstractSqlConnection.prototype as unknown as {
   applySessionContext(
     trx: unknown,

@@ -13,10 +13,10 @@ import {
   type Scope,
 } from '../access/actor.js';
 import { type Authenticator, bearerToken } from '../access/authenticate.js';
-import { INVALID_TOKEN } from '../access/challenge.js';
 import { isScope, splitScope } from '../access/scope.catalogue.js';
 import { type CachedToken, TokenCache } from '../access/token.cache.js';
 import type { CarShare } from '../carshares/car-share.js';
+import { INVALID_TOKEN } from '../shared/challenge.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import { findAccount } from './account.lookup.js';

@@ -2,6 +2,8 @@
 // status it answers with, and the message of an unexpected error. Commands throw domain errors; GraphQL exposes
 // the code; the Koa edge and the REST facade (handed this table at its construction, since rest-facade/ imports
 // nothing from src/) answer with its status.
+
+import { bearerChallenge } from './challenge.js';
 import { trimEnd } from './trim.js';
 
 /** Every error code an answer may carry, and its HTTP status. */
@@ -68,7 +70,12 @@ export const helpUrl = (publicUrl: string, code: string): string =>
   `${trimEnd(publicUrl, '/')}/docs#${helpAnchor(code)}`;
 
 /** The vocabulary as the REST facade takes it at its construction (`rest-facade/errors.ts`, `ErrorTable`). */
-export const errorTable = { statusOf, masked: MASKED_MESSAGE, help: helpUrl } as const;
+export const errorTable = {
+  statusOf,
+  masked: MASKED_MESSAGE,
+  help: helpUrl,
+  challenge: (code: string, meta?: Record<string, unknown>) => bearerChallenge(code, meta)?.header,
+} as const;
 
 export const fieldErrorCodes = [
   'NotEmpty',

@@ -76,7 +76,10 @@ describe('GET /api/useraccounts/{Id}', () => {
     expect(anon.json.ResponseStatus.ErrorCode).toBe('Unauthorized');
     const badToken = await env.call('GET', `/api/useraccounts/${me.id}`, { token: 'garbage' });
     expect(badToken.status).toBe(401);
-    expect(badToken.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // The challenge /graphql gives an invalid token, from the one builder (src/shared/challenge.ts).
+    expect(badToken.headers.get('www-authenticate')).toBe(
+      'Bearer realm="carshare", error="invalid_token", error_description="The access token is invalid, expired or revoked"',
+    );
   });
 });
 
@@ -106,7 +109,16 @@ describe('GET /api/useraccounts', () => {
     const r = await env.call('GET', '/api/useraccounts', { token: t });
     expect(r.status).toBe(403);
     expect(r.json.ResponseStatus.ErrorCode).toBe('Forbidden');
-    expect(r.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(r.headers.get('www-authenticate')).toBe(
+      'Bearer realm="carshare", error="insufficient_scope", scope="account:read"',
+    );
+    // /graphql names the scope it lacked alike.
+    const graphql = await env.call('POST', '/graphql', {
+      token: t,
+      body: { query: '{ userAccounts { total } }' },
+    });
+    expect(graphql.status).toBe(403);
+    expect(graphql.headers.get('www-authenticate')).toBe(r.headers.get('www-authenticate'));
   });
 });
 
