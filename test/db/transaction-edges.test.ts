@@ -100,7 +100,9 @@ it('answers a first statement that fails with its error, and the transaction rol
   try {
     await client.query('begin');
     await client.query(scope(randomUUID()));
-    await expect(client.query(`insert into ${table} values ($1 / 0)`, [1])).rejects.toThrow(/division by zero/);
+    await expect(client.query(`insert into ${table} values ($1 / 0)`, [1])).rejects.toThrow(
+      /division by zero/,
+    );
     await client.query('rollback');
     // A failed batch leaves the connection usable, with nothing committed from that transaction.
     await client.query('begin');
