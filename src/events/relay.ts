@@ -35,10 +35,10 @@ export const RELAY_GAP_MS = 10;
 
 /**
  * The relay's lead (src/db/session-lead.ts): the instance holding it listens for the outbox's NOTIFYs and answers
- * them. Every instance used to hear every NOTIFY, and when each looked at once an event cost PostgreSQL one look per instance (a round trip
- * carrying its car share's scope and the read) where one takes it: with five instances on one database, more CPU
- * per booking than the booking's own statements (test/bench S5, docs/performance.md). The others look at their
- * polls, and try to take the lead there: a stopped instance's lead passes on within a poll.
+ * them. When every instance heard every NOTIFY and looked at once, an event cost PostgreSQL one look per instance
+ * (a round trip carrying its car share's scope and the read) where one takes it: with five instances on one
+ * database, more CPU per booking than the booking's own statements (test/bench S5, docs/performance.md). The others
+ * look at their polls, and try to take the lead there: a stopped instance's lead passes on within a poll.
  */
 export const RELAY_LEAD_KEY = 727274667;
 
@@ -143,7 +143,7 @@ export function startOutboxRelay(o: RelayOptions): OutboxRelay {
     else lookAround = true;
     pump.wake();
   };
-  // A NOTIFY is answered by the lead; a (re)connection, which carries no payload, by every instance.
+  // Heard while leading only (`follow`): a NOTIFY names its car share; a (re)connection carries no payload.
   const heard = (payload?: string) => {
     if (payload === undefined || lead.held) wake(payload);
   };

@@ -29,11 +29,12 @@ export const tooComplex = (message: string, meta?: Record<string, number>): Grap
 /**
  * Texts already found within both bounds: the facade's and the dashboard's documents, and a client's repeated one,
  * are read once (a booking's document was read twice per request, about 80 µs: bench S5). Bounded by characters,
- * like the parse cache (limits.guard.ts); a text is looked up by its hash, which V8 keeps on the string.
+ * like the parse cache (limits.guard.ts), and emptied when full (at most 1 MB); a text is looked up by its hash,
+ * which V8 keeps on the string.
  */
 const withinBounds = new Set<string>();
 let withinChars = 0;
-const WITHIN_MAX_CHARS = 4 * 1024 * 1024;
+const WITHIN_MAX_CHARS = 512 * 1024;
 
 /** The document's text: at most 64 KiB, nesting at most MAX_NESTING brackets (before anything parses it). */
 export function checkSize(source: string): void {
