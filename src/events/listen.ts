@@ -96,9 +96,12 @@ export function listenForWork(
         if (handlers[channel] !== handler) return;
         delete handlers[channel];
         // Heard no more, nor forwarded: PostgreSQL sends a connection only the notifications of its channels.
-        listening
-          ?.query(`unlisten "${channel}"`)
-          .catch((err: unknown) => log.warn({ err, channel }, 'could not stop listening'));
+        const c = listening;
+        if (!c || closed) return;
+        c.query(`unlisten "${channel}"`).catch((err: unknown) => {
+          // A connection closing, or dropped and being replaced, listens on nothing any more.
+          if (!closed && listening === c) log.warn({ err, channel }, 'could not stop listening');
+        });
       };
     },
     async close() {
