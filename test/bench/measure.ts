@@ -107,7 +107,7 @@ export function jobFor(b: Bench, v: Variant, r: Request, durationMs: number): Jo
 /**
  * Baselines are charged their own backends only. What the service's instances on the same database do meanwhile
  * is the service's work: above all its relay answering each NOTIFY of L1's outbox insert, which the landed relay
- * did with a look costing 340–580 µs per L1 request and today's with one cheap round, so L1-before carried a third
+ * did with a look costing 340–580 µs per L1 request and today's with one cheap round, so L1-before carried a fifth
  * more than L1 and the no-regression ratio (ours / L1 against ours-before / L1-before) read the landed relay's cost
  * as the yardstick's (docs/performance.md, sixth day). The service's trials still count every backend of their
  * database: its relay's lead and its idle instances' wake-ups are what a booking costs the deployment.
