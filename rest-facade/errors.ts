@@ -13,11 +13,11 @@ export interface ErrorTable {
   /** `Meta.Help` of an answer with this code: the absolute URL, under `publicUrl`, of the docs section on it. */
   help(publicUrl: string, code: string): string;
   /**
-   * The `WWW-Authenticate` challenge for an error code and its meta (`Reason: 'InvalidToken'` when a token was sent
-   * and is not valid), or undefined when the error is not about the token: the service's one builder, so the
-   * facade and /graphql answer a token alike.
+   * The `WWW-Authenticate` challenge for an error code and its meta (`hadToken`: an Unauthorized answer to a request
+   * that sent a token, which is then not valid), or undefined when the error is not about the token: the service's
+   * one builder, so the facade and /graphql answer a token alike.
    */
-  challenge(code: string, meta?: Record<string, unknown>): string | undefined;
+  challenge(code: string, meta?: Record<string, unknown>, hadToken?: boolean): string | undefined;
 }
 
 /** A code of the table's field errors; which codes those are is the table's business, not a list here. */
@@ -168,7 +168,6 @@ export function authHeaders(
   meta?: Record<string, unknown>,
   hadToken = false,
 ): Record<string, string> {
-  const reason = code === 'Unauthorized' && hadToken ? { Reason: 'InvalidToken' } : {};
-  const challenge = table.challenge(code, { ...meta, ...reason });
+  const challenge = table.challenge(code, meta, hadToken);
   return challenge ? { 'WWW-Authenticate': challenge } : {};
 }

@@ -42,10 +42,10 @@ export function mergeTransactionEdges(client: pg.PoolClient): void {
     statements > 1 ? query({ text, statements }) : query(text);
   (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    // With values (or prepared): no transaction control, which is sent as bare text.
-    if (held.scope && args.length === 2 && Array.isArray(values) && (values.length || isNamed(text))) {
+    if (held.scope && args.length === 2 && Array.isArray(values)) {
       const statement = batchable(text);
-      if (statement) return firstStatement(statement, values);
+      // With values (or prepared): no transaction control, which is sent as bare text.
+      if (statement && (values.length || statement.name)) return firstStatement(statement, values);
     }
     const bare =
       typeof text === 'string' && (values === undefined || (Array.isArray(values) && !values.length));
@@ -122,9 +122,6 @@ export function mergeTransactionEdges(client: pg.PoolClient): void {
     return next();
   }
 }
-
-const isNamed = (text: unknown): boolean =>
-  typeof text === 'object' && text !== null && typeof (text as { name?: unknown }).name === 'string';
 
 /**
  * A statement that can be the batch's last: SQL text with `$n` values, or pg's `{ name, text }` and nothing else

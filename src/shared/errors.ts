@@ -3,7 +3,7 @@
 // the code; the Koa edge and the REST facade (handed this table at its construction, since rest-facade/ imports
 // nothing from src/) answer with its status.
 
-import { bearerChallenge } from './challenge.js';
+import { bearerChallenge, INVALID_TOKEN } from './challenge.js';
 import { trimEnd } from './trim.js';
 
 /** Every error code an answer may carry, and its HTTP status. */
@@ -74,7 +74,9 @@ export const errorTable = {
   statusOf,
   masked: MASKED_MESSAGE,
   help: helpUrl,
-  challenge: (code: string, meta?: Record<string, unknown>) => bearerChallenge(code, meta)?.header,
+  challenge: (code: string, meta?: Record<string, unknown>, hadToken = false) =>
+    bearerChallenge(code, hadToken && code === 'Unauthorized' ? { ...meta, Reason: INVALID_TOKEN } : meta)
+      ?.header,
 } as const;
 
 export const fieldErrorCodes = [
