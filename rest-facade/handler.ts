@@ -233,7 +233,7 @@ export function createHandler<C extends Caller>({
 
     if (isGet && format === 'json') {
       // JSON, the common case: written in one pass from the execution result (envelope.ts).
-      const body = jsonEnvelope(route, data, fields);
+      const body = jsonEnvelope(route, data, fields, nodes);
       const rep: CachedResponse = {
         body,
         headers: { 'Content-Type': contentTypes.json },

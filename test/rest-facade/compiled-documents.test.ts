@@ -94,7 +94,7 @@ describe('compiled facade documents', () => {
 
       const data = js.data?.[route.field.name];
       const slow = JSON.stringify(envelope(route, data, nodes, null).envelope);
-      expect({ path, json: jsonEnvelope(route, jit?.data?.[route.field.name], null) }).toEqual({
+      expect({ path, json: jsonEnvelope(route, jit?.data?.[route.field.name], null, nodes) }).toEqual({
         path,
         json: slow,
       });
