@@ -3,6 +3,7 @@
 // on its own after a dropped connection.
 import pg from 'pg';
 import { coalescedPerTurn, syncBarrier } from '../access/sync.barrier.js';
+import { inTurn } from '../db/in-turn.js';
 import type { Logger } from '../shared/log.js';
 
 export interface Listener {
@@ -52,7 +53,7 @@ export function listenForWork(
       const listened = new Set<string>();
       for (let more = Object.keys(handlers); more.length > 0; ) {
         for (const channel of more) {
-          await c.query(`listen "${channel}"`);
+          await inTurn(c, () => c.query(`listen "${channel}"`));
           listened.add(channel);
         }
         more = Object.keys(handlers).filter((channel) => !listened.has(channel));
@@ -78,17 +79,19 @@ export function listenForWork(
   void connect();
   return {
     // PostgreSQL sends the notifications pending for a connection before it answers on it: a bare protocol Sync,
-    // no statement (src/access/sync.barrier.ts).
+    // no statement (src/access/sync.barrier.ts). Like every statement on this connection, it is sent in turn with
+    // the LISTEN and UNLISTEN that `hear` and its stop send whenever they are called (src/db/in-turn.ts).
     sync: coalescedPerTurn(async () => {
-      if (!listening) throw new Error('not listening');
-      await syncBarrier(listening);
+      const c = listening;
+      if (!c) throw new Error('not listening');
+      await inTurn(c, () => syncBarrier(c));
     }),
     hear(channel, handler) {
       handlers[channel] = handler;
       const c = listening;
       // Not connected yet (or reconnecting): `connect` listens on every channel, this one included.
       if (c)
-        c.query(`listen "${channel}"`).then(
+        inTurn(c, () => c.query(`listen "${channel}"`)).then(
           () => handler(),
           (err: unknown) => log.warn({ err, channel }, 'could not listen; the poll stays the fallback'),
         );
@@ -98,7 +101,7 @@ export function listenForWork(
         // Heard no more, nor forwarded: PostgreSQL sends a connection only the notifications of its channels.
         const c = listening;
         if (!c || closed) return;
-        c.query(`unlisten "${channel}"`).catch((err: unknown) => {
+        inTurn(c, () => c.query(`unlisten "${channel}"`)).catch((err: unknown) => {
           // A connection closing, or dropped and being replaced, listens on nothing any more.
           if (!closed && listening === c) log.warn({ err, channel }, 'could not stop listening');
         });
