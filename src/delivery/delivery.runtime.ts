@@ -28,7 +28,7 @@ const STOP_GRACE_MS = 15_000;
  */
 export const CONCURRENCY = 32;
 export const UNRECORDED_LIMIT = 4 * CONCURRENCY;
-/** Slots beyond CONCURRENCY for a car share with nothing in flight (src/delivery/delivery.worker.ts). */
+/** Slots beyond CONCURRENCY for a car share with nothing in flight (src/delivery/delivery.lanes.ts). */
 const reserveOf = (concurrency: number): number => Math.max(1, Math.floor(concurrency / 8));
 /** Data keys kept (one per car share delivering): 32 bytes each. */
 const MAX_DATA_KEYS = 10_000;

@@ -4,20 +4,17 @@
 //
 // Car shares (CONTRACT §20, §24 rule 5). Which car shares have due deliveries is one read across car shares (ids
 // and due times); each car share's deliveries are then claimed, recorded and released in its own scope, in a lane
-// of their own. Slots go round the lanes (least recently served first) and a lane may hold only its share of them,
-// so a car share with a long backlog to a slow receiver cannot fill every slot; and a few slots beyond
-// `concurrency` are kept for a car share with nothing in flight, so its first delivery starts at once even while
-// every other slot waits on a slow receiver.
+// of their own: which lane takes a slot, and how much each claims ahead, is delivery.lanes.ts's.
 import type { Dispatcher } from 'undici';
 import type { Orm } from '../db/orm.js';
 import { carShareEm } from '../db/scope.js';
 import { Pump } from '../events/pump.js';
 import type { Clock } from '../shared/clock.js';
-import { isUuid } from '../shared/ids.js';
 import type { Logger } from '../shared/log.js';
 import { recordAttempts } from './attempt.batch.js';
 import { AttemptRecorder } from './attempt.recorder.js';
 import { type DeliverDeps, deliverClaimed } from './delivery.attempt.js';
+import { CarShareLanes, type Lane } from './delivery.lanes.js';
 import { type Claimed, carSharesWithDueDeliveries, claimDue, releaseClaims } from './delivery.store.js';
 import type { RetryPolicy } from './outcome.js';
 import type { Target, TargetCache } from './target.cache.js';
@@ -61,11 +58,6 @@ export interface WorkerOptions {
   isSuspended?: ((carShareId: string) => boolean) | undefined;
 }
 
-/** Rounds of slots claimed ahead: claims (a round-trip each) overlap the sending instead of pausing it. */
-const PREFETCH_ROUNDS = 4;
-/** A queued delivery is sent only while its lease outlasts its deadline by this much; otherwise handed back. */
-const LEASE_MARGIN_MS = 1000;
-
 interface Queued {
   claimed: Claimed;
   target: Target | undefined;
@@ -73,26 +65,12 @@ interface Queued {
   leaseUntilMs: number;
 }
 
-/** One car share's deliveries in this worker. */
-interface Lane {
-  id: string;
-  /** Claimed and not yet started. */
-  queue: Queued[];
-  /** Started and still sending: a slot each. */
-  sending: number;
-  /** Its last claim found fewer due than asked, and no look across car shares has found more since. */
-  dry: boolean;
-}
-
 export class DeliveryWorker {
   readonly #o: WorkerOptions;
-  readonly #reserve: number;
-  /** Every claimed delivery that was started, until its outcome is written. */
+  /** Every claimed delivery that was started, until its outcome is written: the ones still sending hold a slot
+   * in their lane; the others wait for their batch to be written. */
   readonly #inflight = new Set<Promise<void>>();
-  /** Of those, the ones still sending: a slot each. The others wait for their batch to be written. */
-  #sending = 0;
-  /** By car share, least recently served first (a lane moves to the end when one of its deliveries starts). */
-  readonly #lanes = new Map<string, Lane>();
+  readonly #lanes: CarShareLanes<Queued>;
   /** Claims whose lease ran too short while queued: handed back by the next step. */
   #expired: Claimed[] = [];
   readonly #unrecordedLimit: number;
@@ -100,13 +78,10 @@ export class DeliveryWorker {
   readonly #recorder: AttemptRecorder;
   /** What each delivery needs (delivery.attempt.ts): the options and the recorder. */
   readonly #deliverDeps: DeliverDeps;
-  /** Something may have become due that no lane knows of (a NOTIFY, a wake): look across car shares. */
-  #lookAround = true;
-  #lookedAt = Number.NEGATIVE_INFINITY;
 
   constructor(opts: WorkerOptions) {
     this.#o = opts;
-    this.#reserve = opts.reserve ?? Math.max(1, Math.floor(opts.concurrency / 8));
+    this.#lanes = new CarShareLanes(opts);
     this.#unrecordedLimit = opts.unrecordedLimit ?? 4 * opts.concurrency;
     const changed = opts.changed ?? (async () => undefined);
     this.#recorder = new AttemptRecorder(async (batch) => {
@@ -131,75 +106,33 @@ export class DeliveryWorker {
    * named (the NOTIFY of new deliveries names theirs), or after looking across car shares when none is.
    */
   wake(carShareId?: string): void {
-    if (isUuid(carShareId)) this.#lane(carShareId).dry = false;
-    else this.#lookAround = true;
+    this.#lanes.wake(carShareId);
     this.#pump.wake();
   }
 
-  /** The lanes with deliveries queued, in flight, or known to be due. */
-  #active(): number {
-    let n = 0;
-    for (const l of this.#lanes.values()) if (l.queue.length > 0 || l.sending > 0 || !l.dry) n += 1;
-    return n;
-  }
-
-  /** The slots one car share may hold while `n` car shares have work. */
-  #cap(n: number): number {
-    return Math.max(1, Math.floor(this.#o.concurrency / Math.max(1, n)));
-  }
-
-  #lane(id: string): Lane {
-    let lane = this.#lanes.get(id);
-    if (!lane) {
-      lane = { id, queue: [], sending: 0, dry: true };
-      // A new lane has been served least recently of all.
-      const rest = [...this.#lanes];
-      this.#lanes.clear();
-      this.#lanes.set(id, lane);
-      for (const [k, v] of rest) this.#lanes.set(k, v);
-    }
-    return lane;
-  }
-
   /**
-   * Looks across car shares when woken or once per poll; then claims, lane by lane (those with nothing in flight
-   * first), while a lane has fewer than PREFETCH_ROUNDS rounds of its slots sent or queued, so the next batches
-   * are claimed while the current ones go out. A queued delivery may wait a round of deadlines per round ahead of
-   * it: its lease is longer by as many deadlines (and one whose lease ran short anyway is handed back unsent).
+   * Looks across car shares when woken or once per poll; then claims, lane by lane, as many as each lane asks for
+   * and leased as long as it says (delivery.lanes.ts), so the next batches are claimed while the current ones go
+   * out.
    */
   async #step(): Promise<boolean> {
     this.#fill();
     await this.#releaseExpired();
-    const { concurrency, timeoutMs, clock, orm, log } = this.#o;
-    if (this.#lookAround || performance.now() - this.#lookedAt >= this.#o.pollMs) {
-      this.#lookAround = false;
-      this.#lookedAt = performance.now();
-      const due = new Set((await carSharesWithDueDeliveries(orm, clock.now())).map((d) => d.carShareId));
-      for (const id of due) this.#lane(id).dry = false;
-      for (const lane of this.#lanes.values()) {
-        if (!due.has(lane.id)) lane.dry = true;
-        if (lane.dry && lane.queue.length === 0 && lane.sending === 0) this.#lanes.delete(lane.id);
-      }
+    const { clock, orm, log } = this.#o;
+    if (this.#lanes.looking()) {
+      const due = await carSharesWithDueDeliveries(orm, clock.now());
+      this.#lanes.found(new Set(due.map((d) => d.carShareId)));
     }
-    const lanes = [...this.#lanes.values()].filter((l) => !l.dry);
-    // A car share with nothing in flight first: its first delivery may take a reserved slot.
-    lanes.sort((a, b) => Number(a.sending + a.queue.length > 0) - Number(b.sending + b.queue.length > 0));
     let more = false;
-    for (const lane of lanes) {
-      const n = this.#active();
-      const cap = this.#cap(n);
-      const ahead = lane.sending + lane.queue.length;
-      const want = PREFETCH_ROUNDS * cap - ahead;
-      // While busy, claim once a round is wanted (fewer, larger claims).
-      if (want <= 0 || (ahead > 0 && want < cap)) continue;
-      // Rounds this lane's last claim waits, were one more car share to take its share of the slots meanwhile.
-      const rate = concurrency / (n + 1);
-      const leaseMs = this.#o.leaseMs + Math.floor((ahead + want - 1) / Math.max(1, rate)) * timeoutMs;
+    for (const lane of this.#lanes.toClaim()) {
+      const size = this.#lanes.claimSize(lane);
+      if (!size) continue;
+      const { limit, leaseMs } = size;
       try {
         const em = carShareEm(orm, lane.id);
-        const claimed = await claimDue(em, { now: clock.now(), leaseMs, limit: want });
+        const claimed = await claimDue(em, { now: clock.now(), leaseMs, limit });
         const leaseUntilMs = clock.now().getTime() + leaseMs;
-        if (claimed.length < want) lane.dry = true;
+        if (claimed.length < limit) lane.dry = true;
         if (claimed.length === 0) continue;
         const targets = await this.#o.targets.get(
           em,
@@ -208,7 +141,7 @@ export class DeliveryWorker {
         );
         for (const c of claimed)
           lane.queue.push({ claimed: c, target: targets.get(c.subscriptionId), leaseUntilMs });
-        if (claimed.length === want) more = true;
+        if (claimed.length === limit) more = true;
       } catch (err) {
         lane.dry = true;
         log.error({ err, carShareId: lane.id }, 'webhook delivery claim failed');
@@ -219,58 +152,29 @@ export class DeliveryWorker {
   }
 
   /**
-   * Starts queued deliveries while a slot is free and not too many outcomes wait to be written: round the lanes,
-   * least recently served first, each within its share of the slots.
+   * Starts queued deliveries while a slot is free and not too many outcomes wait to be written, the next one the
+   * lanes give (delivery.lanes.ts); what they hand back instead is released by the next step.
    */
   #fill(): void {
-    const { concurrency, clock, timeoutMs } = this.#o;
     // Every attempt started and not yet written counts, the ones still sending too: a killed instance may have
     // sent each of them, so this is the bound on what it leaves sent but unrecorded.
     while (this.#inflight.size < this.#unrecordedLimit) {
-      const cap = this.#cap(this.#active());
-      let lane: Lane | undefined;
-      for (const l of this.#lanes.values()) {
-        if (l.queue.length === 0) continue;
-        // Suspended since its claim (CONTRACT §23): nothing more is sent; the claims go back for after reactivation.
-        if (this.#o.isSuspended?.(l.id)) {
-          this.#expired.push(...l.queue.splice(0).map((q) => q.claimed));
-          l.dry = true;
-          continue;
-        }
-        const may =
-          l.sending === 0
-            ? this.#sending < concurrency + this.#reserve
-            : this.#sending < concurrency && l.sending < cap;
-        if (may) {
-          lane = l;
-          break;
-        }
-      }
-      if (!lane) return;
-      const { claimed: c, target, leaseUntilMs } = lane.queue.shift()!;
-      // Queued longer than its lease allows: another worker may hold it by the time it is sent.
-      if (leaseUntilMs - clock.now().getTime() < timeoutMs + LEASE_MARGIN_MS) {
-        this.#expired.push(c);
-        continue;
-      }
-      this.#lanes.delete(lane.id);
-      this.#lanes.set(lane.id, lane);
-      this.#start(lane, c, target);
+      const next = this.#lanes.next((queued) => this.#expired.push(...queued.map((q) => q.claimed)));
+      if (!next) return;
+      this.#start(next.lane, next.queued);
     }
   }
 
-  #start(lane: Lane, c: Claimed, target: Target | undefined): void {
+  /** Sends a delivery its lane has just given a slot; the slot is freed once the request is over. */
+  #start(lane: Lane<Queued>, { claimed: c, target }: Queued): void {
     let sending = true;
     const sent = () => {
       if (!sending) return;
       sending = false;
-      this.#sending -= 1;
-      lane.sending -= 1;
+      this.#lanes.sent(lane);
       this.#fill();
       this.#pump.wake();
     };
-    this.#sending += 1;
-    lane.sending += 1;
     const p: Promise<void> = deliverClaimed(this.#deliverDeps, c, target, sent)
       .catch((err) =>
         this.#o.log.error(
@@ -300,8 +204,7 @@ export class DeliveryWorker {
   async stop(graceMs: number): Promise<void> {
     await this.#pump.stop();
     // Claimed but never started: handed back now rather than when their leases run out.
-    for (const lane of this.#lanes.values())
-      this.#expired.push(...lane.queue.splice(0).map((q) => q.claimed));
+    this.#expired.push(...this.#lanes.drain().map((q) => q.claimed));
     await this.#releaseExpired();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
