@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VariantResult } from './measure.js';
+import { startFlags } from './processes.js';
 
 export interface Goal {
   goal: string;
@@ -106,11 +107,56 @@ export function goals(
     goal('D1 events lost (10,000 events, 30 % failing, a worker SIGKILLed)', extra.d1?.lost, 0, 'max'),
     goal('R1 overlapping Approved/InUse bookings (50 parallel × 20 rounds)', extra.r1?.overlaps, 0, 'max'),
     ...carShareGoals(r, extra.m1),
+    ...readPathGoals(r, peak, small),
     goal('Service RSS at 100 connections, small answers (S2, S3, S5, S6), peak MB', peak(small), 300, 'max'),
     goal(
       'Service RSS at 100 connections, 100-car pages (S1, S4), peak MB',
       peak((id) => !small(id)),
       300,
+      'max',
+    ),
+  ];
+}
+
+/**
+ * Issue 30's goals (the read path, second round), in the same run: pages and single cars against L1 in CPU
+ * efficiency (and a page's process CPU alone), the 304 against L0 with and without Redis (the Redis row is above),
+ * resident memory under 100-car pages, 27-car pages and small answers at 250 MB, and that without forced
+ * collections: `npm start` no longer passing `--expose-gc`.
+ */
+function readPathGoals(
+  r: Results,
+  peak: (which: (id: string) => boolean) => number | undefined,
+  small: (id: string) => boolean,
+): Goal[] {
+  const issue = (text: string) => `${text} (issue 30)`;
+  return [
+    goal(issue('S1 ours / L1, CPU efficiency'), ratio(r, 'S1', 'ours', 'L1', efficiency), 0.6, 'min'),
+    goal(
+      issue('S1 ours / L1, process CPU per request'),
+      ratio(r, 'S1', 'ours', 'L1', (v) => v.serverCpuPerRequest),
+      6,
+      'max',
+    ),
+    goal(issue('S2 ours / L1, CPU efficiency'), ratio(r, 'S2', 'ours', 'L1', efficiency), 0.5, 'min'),
+    goal(issue('S3 ours / L0, req/s'), ratio(r, 'S3', 'ours', 'L0'), 0.75, 'min'),
+    goal(issue('Service RSS at 100 connections, small answers, peak MB'), peak(small), 250, 'max'),
+    goal(
+      issue('Service RSS at 100 connections, 27-car pages (S1-27), peak MB'),
+      peak((id) => id === 'S1-27'),
+      250,
+      'max',
+    ),
+    goal(
+      issue('Service RSS at 100 connections, 100-car pages (S1, S4), peak MB'),
+      peak((id) => id === 'S1' || id === 'S4'),
+      250,
+      'max',
+    ),
+    goal(
+      issue('Forced full collections: `npm start` passes --expose-gc (1) or not (0)'),
+      +startFlags().includes('--expose-gc'),
+      0,
       'max',
     ),
   ];
