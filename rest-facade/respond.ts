@@ -93,9 +93,18 @@ export function formatOrJson(ctx: Koa.Context): Format {
   }
 }
 
-/** A ResponseStatus error, its links (`Meta.Help`, the HTML form's) under the request's car share's BaseUrl. */
-export function sendError(ctx: Koa.Context, err: RestError, format: Format, table: ErrorTable): void {
-  const base = carShareOf(ctx).baseUrl;
+/**
+ * A ResponseStatus error in the negotiated format, its links (`Meta.Help`, the HTML form's) under the request's car
+ * share's BaseUrl, or under `base` (a request whose host names no car share). Every ResponseStatus the service's
+ * HTTP chain answers is written here, the edge's own refusals too (src/edge.ts).
+ */
+export function sendError(
+  ctx: Koa.Context,
+  err: RestError,
+  format: Format,
+  table: ErrorTable,
+  base: string = carShareOf(ctx).baseUrl,
+): void {
   const url = new URL(ctx.originalUrl, base);
   // A refusal that says when to come back (429, 503) says it in the header too.
   const retryAfter = err.body.Meta?.RetryAfterSeconds;

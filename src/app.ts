@@ -173,6 +173,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     publicUrl: config.PUBLIC_URL,
     carShares: deps.carShares,
     unknownHost: config.UNKNOWN_HOST,
+    renderError: (ctx, code, message, meta, baseUrl) =>
+      sendRestError(ctx, restError(code, message, meta), formatOrJson(ctx), errorTable, baseUrl),
   });
 
   const koa = new Koa({ proxy: config.TRUST_PROXY });

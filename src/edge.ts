@@ -6,7 +6,7 @@ import type { CarShareRegistry } from './carshares/registry.js';
 import { isStaticAsset } from './http/static-asset.js';
 import { bearerChallenge } from './shared/challenge.js';
 import { CLIENT_CLOSED, clientWentAway } from './shared/client-gone.js';
-import { type ErrorCode, isDomainError, MASKED_MESSAGE, responseStatus, statusOf } from './shared/errors.js';
+import { type ErrorCode, isDomainError, MASKED_MESSAGE } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -32,9 +32,20 @@ export interface Edge {
   unknownHost: Koa.Middleware;
   /** The car share a request's headers address (CONTRACT §19), or undefined for a host that names none. */
   carShareOf(host: string | undefined, forwardedHost: string | undefined): CarShare | undefined;
-  /** Answers `{"ResponseStatus":…}` with the code's status (and `Meta.Help`, the /docs section on the code). */
+  /**
+   * Answers `{"ResponseStatus":…}` with the code's status, in the negotiated format (and `Meta.Help`, the /docs
+   * section on the code).
+   */
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
 }
+
+export type ErrorRenderer = (
+  ctx: Koa.Context,
+  code: ErrorCode,
+  message: string,
+  meta: Record<string, unknown> | undefined,
+  baseUrl: string,
+) => void;
 
 /** The plain-HTTP refusal's message: it names where the service is. */
 export const httpsRequiredMessage = (publicUrl: string): string =>
@@ -62,6 +73,11 @@ export function createEdge(opts: {
   publicUrl: string;
   carShares: CarShareRegistry;
   unknownHost?: 'default' | 'reject' | undefined;
+  /**
+   * Writes a ResponseStatus with the code's status in the request's negotiated format, links under `baseUrl`: the
+   * REST facade's renderer (app.ts hands it over), so the edge's refusals read as the facade's errors do.
+   */
+  renderError: ErrorRenderer;
 }): Edge {
   const { log, carShares } = opts;
   const reject = opts.unknownHost === 'reject';
@@ -75,11 +91,8 @@ export function createEdge(opts: {
   const requestLine = log.child({}, { redact: [] });
   const baseUrlOf = (ctx: Koa.Context): string =>
     (ctx.state.carShare as CarShare | undefined)?.baseUrl ?? opts.publicUrl;
-  const sendError: Edge['sendError'] = (ctx, code, message, meta) => {
-    ctx.status = statusOf[code];
-    ctx.type = 'application/json';
-    ctx.body = responseStatus(baseUrlOf(ctx), code, message, meta);
-  };
+  const sendError: Edge['sendError'] = (ctx, code, message, meta) =>
+    opts.renderError(ctx, code, message, meta, baseUrlOf(ctx));
   const requestIdOf = (incoming: string | undefined) =>
     incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   const logRequest = (line: RequestLine, level: 'info' | 'debug' = 'info') =>

@@ -266,6 +266,21 @@ describe('UNKNOWN_HOST=reject', () => {
     expect((await atHost(env.service.port, DEFAULT_HOST, '/api/openapi.json')).status).toBe(200);
   });
 
+  it('the edge’s refusals come in the negotiated format, written as the facade writes its errors', async () => {
+    const xml = await at('/api/cars?format=xml');
+    expect(xml.status).toBe(404);
+    expect(xml.headers.get('content-type')).toContain('application/xml');
+    expect(xml.text).toMatch(/<ResponseStatus><ErrorCode>NotFound<\/ErrorCode><Message>No car share is at /);
+    // No car share: the help link is under the deployment's own address.
+    expect(xml.text).toContain(`${PUBLIC_URL}/docs#error-NotFound`);
+    // A path no route serves, on a known host, in CSV: the car share's address.
+    const csv = await atHost(env.service.port, 'second.localhost', '/no-such-page?format=csv');
+    expect(csv.status).toBe(404);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    expect(csv.text).toContain('NotFound');
+    expect(csv.text).toContain('No route for GET /no-such-page');
+  });
+
   it('a WebSocket upgrade at /graphql is refused with 404 before it becomes one', async () => {
     const status = (host: string) =>
       new Promise<number>((resolve, reject) => {
