@@ -93,10 +93,39 @@ export function formatOrJson(ctx: Koa.Context): Format {
   }
 }
 
+/** An error answer written out: its status, its body and the headers that go with them. */
+export interface ErrorAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
 /**
- * A ResponseStatus error in the negotiated format, its links (`Meta.Help`, the HTML form's) under the request's car
- * share's BaseUrl, or under `base` (a request whose host names no car share). Every ResponseStatus the service's
- * HTTP chain answers is written here, the edge's own refusals too (src/edge.ts).
+ * The one writing of a ResponseStatus: in `format`, with `Meta.Help` (the /docs section on its code, CONTRACT §27)
+ * under `base`, the HTML form's links under `url`. Koa's chain writes its errors through `sendError`, the listeners'
+ * own refusals outside it (plain HTTP, WebSocket upgrades: src/server.ts) through app.ts's `refusal`.
+ */
+export function errorAnswer(
+  err: RestError,
+  format: Format,
+  table: ErrorTable,
+  base: string,
+  url: URL,
+  title: string,
+): ErrorAnswer {
+  // A refusal that says when to come back (429, 503) says it in the header too.
+  const retryAfter = err.body.Meta?.RetryAfterSeconds;
+  const headers =
+    typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter), ...err.headers } : err.headers;
+  // A string, as ServiceStack's Meta holds.
+  const status = { ...err.body, Meta: { ...err.body.Meta, Help: table.help(base, err.body.ErrorCode) } };
+  const r = render(errorPayload(status, title), format, url);
+  return { status: statusFor(table, err), body: r.body, headers: { ...r.headers, ...headers } };
+}
+
+/**
+ * A ResponseStatus error in the negotiated format, its links under the request's car share's BaseUrl, or under
+ * `base` (a request whose host names no car share). The edge's own refusals are written here too (src/edge.ts).
  */
 export function sendError(
   ctx: Koa.Context,
@@ -106,13 +135,6 @@ export function sendError(
   base: string = carShareOf(ctx).baseUrl,
 ): void {
   const url = new URL(ctx.originalUrl, base);
-  // A refusal that says when to come back (429, 503) says it in the header too.
-  const retryAfter = err.body.Meta?.RetryAfterSeconds;
-  const headers =
-    typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter), ...err.headers } : err.headers;
-  // Every answer links to the docs section on its code (CONTRACT §27); a string, as ServiceStack's Meta holds.
-  const status = { ...err.body, Meta: { ...err.body.Meta, Help: table.help(base, err.body.ErrorCode) } };
-  const payload = errorPayload(status, `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`);
-  const r = render(payload, format, url);
-  send(ctx, statusFor(table, err), r.body, { ...r.headers, ...headers });
+  const a = errorAnswer(err, format, table, base, url, `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`);
+  send(ctx, a.status, a.body, a.headers);
 }

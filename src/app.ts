@@ -10,7 +10,13 @@ import { restError } from '../rest-facade/errors.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { staleAfterMutations } from '../rest-facade/invalidation.js';
 import { type RateVerdict, rateLimiter } from '../rest-facade/ratelimit.js';
-import { formatOrJson, sendError as sendRestError } from '../rest-facade/respond.js';
+import {
+  type ErrorAnswer,
+  errorAnswer,
+  formatOf,
+  formatOrJson,
+  sendError as sendRestError,
+} from '../rest-facade/respond.js';
 import { PLATFORM_PREFIX, platformRoutes } from '../rest-facade/routes/platform.routes.js';
 import type { Authenticator } from './access/authenticate.js';
 import { backgroundInvalidation } from './background-invalidation.js';
@@ -42,7 +48,7 @@ import { createPlatformConsole } from './platform-console/server.js';
 import type { Changed } from './shared/changes.js';
 import { clientWentAway } from './shared/client-gone.js';
 import type { Clock } from './shared/clock.js';
-import { errorTable } from './shared/errors.js';
+import { errorTable, type ResponseCode } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 import { cors } from './web/cors.js';
 import { docs } from './web/docs.js';
@@ -104,6 +110,17 @@ export interface App {
    * there: for answers written before a request could be read.
    */
   baseUrlAt(host: unknown): string | undefined;
+  /**
+   * A refusal written outside Koa (the plain-HTTP listener's, a WebSocket upgrade's) as Koa's chain writes its
+   * errors: a ResponseStatus in the format the request negotiates, its help link under `baseUrl`.
+   */
+  refusal(
+    req: IncomingMessage,
+    code: ResponseCode,
+    message: string,
+    meta: Record<string, unknown> | undefined,
+    baseUrl: string,
+  ): ErrorAnswer;
   /** graphql-ws's queries and mutations, run and answered as /graphql's are (CONTRACT §13, §28). */
   socket: GraphQLEndpoint['socket'];
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
@@ -288,6 +305,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
       );
     },
     baseUrlAt: (host) => (typeof host === 'string' ? deps.carShares.byHost(host)?.baseUrl : undefined),
+    refusal: (req, code, message, meta, baseUrl) => {
+      const url = new URL(req.url ?? '/', baseUrl);
+      let format: ReturnType<typeof formatOf> = 'json';
+      try {
+        format = formatOf(url.search.slice(1), req.headers.accept);
+      } catch {
+        // An unknown `format` value: the refusal in JSON, as the chain answers it.
+      }
+      const title = `${code} — ${req.method ?? 'GET'} ${url.pathname}`;
+      return errorAnswer(restError(code, message, meta), format, errorTable, baseUrl, url, title);
+    },
     socket: graphql.socket,
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),

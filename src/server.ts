@@ -22,9 +22,14 @@ import { mutationRootFields } from './graphql/mutation-fields.js';
 import { markAccepted, markArrived } from './http/arrival.js';
 import { callerSubjectOf } from './http/caller.js';
 import { crowdingOf } from './http/crowding.js';
-import { isSuspended, SUSPENDED_CLOSE, socketsByCarShare, suspendedStatus } from './http/suspended.js';
+import {
+  isSuspended,
+  SUSPENDED_CLOSE,
+  SUSPENDED_CODE,
+  socketsByCarShare,
+  suspendedMessage,
+} from './http/suspended.js';
 import type { SniCallback } from './local-ca.js';
-import { responseStatus, statusOf } from './shared/errors.js';
 
 export interface ListenOptions {
   host: string;
@@ -72,19 +77,18 @@ function listenOn(server: http.Server | https.Server, port: number, host: string
   });
 }
 
-/** The 404 of a host naming no car share with UNKNOWN_HOST=reject (CONTRACT §19), for answers outside Koa. */
-export const unknownHostBody = (publicUrl: string, host: string | undefined): string =>
-  JSON.stringify(
-    responseStatus(publicUrl, 'NotFound', `No car share is at ${host || 'this host'}`, {
-      Reason: 'UnknownHost',
-    }),
-  );
+/** The refusal of a host naming no car share with UNKNOWN_HOST=reject (CONTRACT §19), for answers outside Koa. */
+const unknownHost = (host: string | undefined) =>
+  [`No car share is at ${host || 'this host'}`, { Reason: 'UnknownHost' }] as const;
+
+/** The request's own id when it sent a usable one (as the edge takes it), else a new one. */
+const requestIdOf = (req: http.IncomingMessage): string => {
+  const given = req.headers['request-id'];
+  return typeof given === 'string' && given.length <= 128 ? given : crypto.randomUUID();
+};
 
 export async function listen(app: App, schema: GraphQLSchema, opts: ListenOptions): Promise<Listeners> {
   let handler: ReturnType<App['callback']> | undefined;
-  // The plain-HTTP refusal names the car share's own address (CONTRACT §19), never the host as sent.
-  const httpsRequired = (baseUrl: string): string =>
-    JSON.stringify(responseStatus(baseUrl, 'HttpsRequired', httpsRequiredMessage(baseUrl)));
   // The handler (revalidations, then Koa) is resolved on the first request, after every middleware has been added.
   const secure = https.createServer(
     {
@@ -103,18 +107,17 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
   );
   const plain = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     plainDrain.track(res);
-    const requestId = req.headers['request-id'];
+    // The plain-HTTP refusal names the car share's own address (CONTRACT §19), never the host as sent.
     const carShare = app.carShareOf(req);
-    const body = carShare
-      ? httpsRequired(carShare.baseUrl)
-      : unknownHostBody(opts.publicUrl, req.headers.host);
-    res.writeHead(carShare ? statusOf.HttpsRequired : statusOf.NotFound, {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Request-Id':
-        typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
-      'Content-Length': Buffer.byteLength(body),
+    const a = carShare
+      ? app.refusal(req, 'HttpsRequired', httpsRequiredMessage(carShare.baseUrl), undefined, carShare.baseUrl)
+      : app.refusal(req, 'NotFound', ...unknownHost(req.headers.host), opts.publicUrl);
+    res.writeHead(a.status, {
+      ...a.headers,
+      'Request-Id': requestIdOf(req),
+      'Content-Length': Buffer.byteLength(a.body),
     });
-    res.end(body);
+    res.end(a.body);
   });
   // A request Node cannot parse has no Host to read; over TLS, the name the client asked for in its handshake (SNI)
   // tells its car share.
@@ -145,17 +148,11 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
     await app.carShares.settled();
     const carShare = app.carShareOf(info.req);
     // CONTRACT §23: a suspended car share's upgrade is refused with 403 before it becomes a WebSocket.
-    if (carShare && isSuspended(carShare))
-      return done(false, 403, JSON.stringify(suspendedStatus(carShare)), {
-        'Content-Type': 'application/json; charset=utf-8',
-      });
-    if (carShare) return done(true);
-    const requestId = info.req.headers['request-id'];
-    done(false, statusOf.NotFound, unknownHostBody(opts.publicUrl, info.req.headers.host), {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Request-Id':
-        typeof requestId === 'string' && requestId.length <= 128 ? requestId : crypto.randomUUID(),
-    });
+    if (carShare && !isSuspended(carShare)) return done(true);
+    const a = carShare
+      ? app.refusal(info.req, SUSPENDED_CODE, suspendedMessage(carShare), undefined, carShare.baseUrl)
+      : app.refusal(info.req, 'NotFound', ...unknownHost(info.req.headers.host), opts.publicUrl);
+    done(false, a.status, a.body, { ...a.headers, 'Request-Id': requestIdOf(info.req) });
   }
   const openSockets = socketsByCarShare();
   // The token subject each connection was opened with, in its car share, for the rate limits (CONTRACT §20, §28).

@@ -24,11 +24,6 @@ export const suspendedPage = (carShare: Pick<CarShare, 'name'>): string =>
     suspendedMessage(carShare),
   )}.</p></body></html>`;
 
-/** The body of a refused WebSocket upgrade, as REST's (the upgrade is no GraphQL request yet). */
-export const suspendedStatus = (carShare: Pick<CarShare, 'name'>) => ({
-  ResponseStatus: { ErrorCode: SUSPENDED_CODE, Message: suspendedMessage(carShare) },
-});
-
 export interface SuspendedOptions {
   /** Paths that answer on every host whatever its car share (the probes). */
   isProbe(path: string): boolean;

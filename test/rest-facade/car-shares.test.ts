@@ -308,9 +308,21 @@ describe('UNKNOWN_HOST=reject', () => {
     expect(await status('second.localhost')).toBe(101);
   });
 
-  it('the plain-HTTP listener answers an unknown host 404 too', async () => {
+  it('the plain-HTTP listener answers an unknown host 404 too, in the negotiated format', async () => {
     const r = await plainAtHost(env.service.httpPort, 'evil.example', '/api/cars');
     expect(r.status).toBe(404);
-    expect(r.json.ResponseStatus.Meta.Reason).toBe('UnknownHost');
+    expect(r.json.ResponseStatus).toMatchObject({
+      Errors: [],
+      Meta: { Reason: 'UnknownHost', Help: `${PUBLIC_URL}/docs#error-NotFound` },
+    });
+    const xml = await plainAtHost(env.service.httpPort, 'evil.example', '/api/cars?format=xml');
+    expect(xml.status).toBe(404);
+    expect(xml.headers.get('content-type')).toContain('application/xml');
+    expect(xml.text).toMatch(/<ResponseStatus><ErrorCode>NotFound<\/ErrorCode>/);
+    // A known host's plain-HTTP refusal: 403 HttpsRequired naming its own address, as the chain writes it.
+    const known = await plainAtHost(env.service.httpPort, 'second.localhost', '/api/cars?format=csv');
+    expect(known.status).toBe(403);
+    expect(known.headers.get('content-type')).toContain('text/csv');
+    expect(known.text).toContain('HttpsRequired');
   });
 });

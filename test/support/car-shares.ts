@@ -139,7 +139,10 @@ export function plainAtHost(httpPort: number, host: string, path: string): Promi
         const headers = new Headers();
         for (const [k, v] of Object.entries(res.headers))
           for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.append(k, one);
-        resolve({ status: res.statusCode ?? 0, headers, text, json: text ? JSON.parse(text) : undefined });
+        // The refusal comes in the format the request negotiated: JSON unless it asked for another.
+        const json =
+          text && (headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
+        resolve({ status: res.statusCode ?? 0, headers, text, json });
       });
     });
     req.on('error', reject);
