@@ -69,8 +69,15 @@ export async function startLanded(o: {
     await db.connect();
     await db.query('create extension if not exists pgcrypto');
     const borrower = userName(ownersOf(o.size));
+    // Landed code with car shares seeds two and its L1 reads one (CAR_SHARE_ID): the borrower is that car share's.
+    const carShareId = (prepared as { carShareId?: string }).carShareId;
     const borrowerId = (
-      await db.query<{ id: string }>('select id from user_account where username = $1', [borrower])
+      carShareId
+        ? await db.query<{ id: string }>(
+            'select id from user_account where car_share_id = $1 and username = $2',
+            [carShareId, borrower],
+          )
+        : await db.query<{ id: string }>('select id from user_account where username = $1', [borrower])
     ).rows[0]!.id;
     await db.end();
 
@@ -117,6 +124,7 @@ export async function startLanded(o: {
         DATABASE_URL: database.url,
         POOL: '10',
         BORROWER_ID: borrowerId,
+        ...(carShareId ? { CAR_SHARE_ID: carShareId } : {}),
         PGAPPNAME: 'L1-before',
       }),
     );
