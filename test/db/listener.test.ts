@@ -18,6 +18,17 @@ afterAll(() => notifier?.end());
 const notify = (channel: string, payload: string) =>
   notifier.query('select pg_notify($1, $2)', [channel, payload]).then(() => undefined);
 
+/** Waits until the listener's connection is open: its barrier then resolves. */
+const connected = (listener: ReturnType<typeof listenForWork>) =>
+  waitFor(
+    () =>
+      listener.sync().then(
+        () => true,
+        () => false,
+      ),
+    { what: 'the listener connected' },
+  );
+
 it('hears channels given, added while connecting and added once connected, on one connection', async () => {
   const heard: string[] = [];
   const on = (channel: string) => (payload?: string) => heard.push(`${channel}:${payload ?? '(connected)'}`);
@@ -28,14 +39,7 @@ it('hears channels given, added while connecting and added once connected, on on
   );
   // Added at once: the connection is still being opened.
   listener.hear('test_early', on('early'));
-  await waitFor(
-    () =>
-      listener.sync().then(
-        () => true,
-        () => false,
-      ),
-    { what: 'the listener connected' },
-  );
+  await connected(listener);
   const stopLate = listener.hear('test_late', on('late'));
   await waitFor(() => heard.includes('late:(connected)'), { what: 'the late channel listened' });
   expect(heard).toEqual(expect.arrayContaining(['given:(connected)', 'early:(connected)']));
@@ -69,14 +73,7 @@ it('sends the LISTENs, UNLISTENs and Syncs asked for together one at a time (pg 
   } as typeof query;
   const heard: string[] = [];
   const listener = listenForWork(inject('databaseUrl'), {}, pino({ level: 'silent' }));
-  await waitFor(
-    () =>
-      listener.sync().then(
-        () => true,
-        () => false,
-      ),
-    { what: 'the listener connected' },
-  );
+  await connected(listener);
 
   // As the delivery runtime starts (two channels at once) while a request waits on the barrier.
   const channels = ['test_turn_a', 'test_turn_b', 'test_turn_c'];
