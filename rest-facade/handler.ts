@@ -11,7 +11,7 @@ import { render } from './formats/index.js';
 import { contentTypes, type Format } from './formats/negotiate.js';
 import { nameKey } from './names.js';
 import { bodyParams, mergeParams, type Params, propertyText } from './request.js';
-import { type Caller, carShareOf, knownCaller, send } from './respond.js';
+import { type Caller, carShareOf, knownCaller, requestUrl, send } from './respond.js';
 import { fieldsOf } from './schema.model.js';
 import {
   fieldSelectionText,
@@ -246,7 +246,7 @@ export function createHandler<C extends Caller>({
     const payload = envelope(route, data, nodes, fields);
     // Absolute URLs (Location, the HTML form's links) begin with the car share's BaseUrl (CONTRACT §19).
     const base = carShareOf(ctx).baseUrl;
-    const url = new URL(ctx.originalUrl, base);
+    const url = requestUrl(ctx.originalUrl, base);
     const r = render(payload, format, url);
     if (isGet) {
       const rep: CachedResponse = { body: r.body, headers: r.headers, etag: etagOf(r.body, carShareId) };

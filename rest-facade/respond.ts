@@ -124,6 +124,22 @@ export function errorAnswer(
 }
 
 /**
+ * A request's path and query under `base`, for the links an answer writes: a target naming another origin
+ * (`//elsewhere/…`, absolute-form) or one the URL parser refuses is the base itself, so an error page links nowhere
+ * else and writing it never throws.
+ */
+export function requestUrl(target: string | undefined, base: string): URL {
+  const origin = new URL(base);
+  try {
+    const url = new URL(target ?? '/', origin);
+    if (url.origin === origin.origin) return url;
+  } catch {
+    // Not a URL: the base stands for it.
+  }
+  return origin;
+}
+
+/**
  * A ResponseStatus error in the negotiated format, its links under the request's car share's BaseUrl, or under
  * `base` (a request whose host names no car share). The edge's own refusals are written here too (src/edge.ts).
  */
@@ -134,7 +150,7 @@ export function sendError(
   table: ErrorTable,
   base: string = carShareOf(ctx).baseUrl,
 ): void {
-  const url = new URL(ctx.originalUrl, base);
+  const url = requestUrl(ctx.originalUrl, base);
   const a = errorAnswer(err, format, table, base, url, `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`);
   send(ctx, a.status, a.body, a.headers);
 }

@@ -15,6 +15,7 @@ import {
   errorAnswer,
   formatOf,
   formatOrJson,
+  requestUrl,
   sendError as sendRestError,
 } from '../rest-facade/respond.js';
 import { PLATFORM_PREFIX, platformRoutes } from '../rest-facade/routes/platform.routes.js';
@@ -306,7 +307,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     },
     baseUrlAt: (host) => (typeof host === 'string' ? deps.carShares.byHost(host)?.baseUrl : undefined),
     refusal: (req, code, message, meta, baseUrl) => {
-      const url = new URL(req.url ?? '/', baseUrl);
+      const url = requestUrl(req.url, baseUrl);
       let format: ReturnType<typeof formatOf> = 'json';
       try {
         format = formatOf(url.search.slice(1), req.headers.accept);

@@ -1,6 +1,7 @@
 // CONTRACT §19, §20, §26 at the request path: the host selects the car share (X-Forwarded-Host only behind a
 // trusted proxy), every absolute URL begins with its BaseUrl (never the host as sent), cached answers and ETags are
 // its own, and with UNKNOWN_HOST=reject a host naming none is 404 everywhere but the probes.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { asOps, asUser } from '../support/actors.js';
@@ -279,6 +280,26 @@ describe('UNKNOWN_HOST=reject', () => {
     expect(csv.headers.get('content-type')).toContain('text/csv');
     expect(csv.text).toContain('NotFound');
     expect(csv.text).toContain('No route for GET /no-such-page');
+  });
+
+  it('a plain-HTTP request target no URL parser reads is refused like any other, and the service goes on', async () => {
+    for (const target of ['http://[', '//elsewhere.example/api/cars?format=html']) {
+      const reply = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(env.service.httpPort, '127.0.0.1', () =>
+          socket.write(`GET ${target} HTTP/1.1\r\nHost: second.localhost\r\nConnection: close\r\n\r\n`),
+        );
+        let text = '';
+        socket.on('data', (d: Buffer) => {
+          text += d.toString();
+        });
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(reply, target).toMatch(/^HTTP\/1\.1 403 /);
+      expect(reply, target).toContain('HttpsRequired');
+      expect(reply, target).not.toContain('elsewhere.example');
+    }
+    expect((await at('/api/cars')).status).toBe(404);
   });
 
   it('a WebSocket upgrade at /graphql is refused with 404 before it becomes one', async () => {
