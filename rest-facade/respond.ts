@@ -1,7 +1,8 @@
 // Writes answers on a Koa context: a body in its format with headers, or a ResponseStatus error in the
 // format the request negotiated (errors come in the negotiated format too, CONTRACT §2).
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
-import { type ErrorTable, type RestError, statusFor } from './errors.js';
+import { type ErrorTable, type RestError, restError, statusFor } from './errors.js';
 import { errorPayload, render } from './formats/index.js';
 import { type Format, formatParam, fromAccept } from './formats/negotiate.js';
 import { queryValue } from './request.js';
@@ -84,14 +85,18 @@ export const negotiate = (ctx: Koa.Context): Format =>
 export const formatOf = (querystring: string, accept: string | undefined): Format =>
   formatParam(queryValue(querystring, 'format')) ?? fromAccept(accept);
 
-/** The negotiated format, or JSON when the `format` value itself is the problem. */
-export function formatOrJson(ctx: Koa.Context): Format {
+/** The negotiated format, or JSON when the `format` value itself is the problem (outside Koa too). */
+export function formatOrJsonOf(querystring: string, accept: string | undefined): Format {
   try {
-    return negotiate(ctx);
+    return formatOf(querystring, accept);
   } catch {
     return 'json';
   }
 }
+
+/** The request's negotiated format, or JSON when the `format` value itself is the problem. */
+export const formatOrJson = (ctx: Koa.Context): Format =>
+  formatOrJsonOf(ctx.querystring, ctx.get('Accept') || undefined);
 
 /** An error answer written out: its status, its body and the headers that go with them. */
 export interface ErrorAnswer {
@@ -103,7 +108,7 @@ export interface ErrorAnswer {
 /**
  * The one writing of a ResponseStatus: in `format`, with `Meta.Help` (the /docs section on its code, CONTRACT §27)
  * under `base`, the HTML form's links under `url`. Koa's chain writes its errors through `sendError`, the listeners'
- * own refusals outside it (plain HTTP, WebSocket upgrades: src/server.ts) through app.ts's `refusal`.
+ * own refusals outside it (plain HTTP, WebSocket upgrades: src/server.ts) through `errorRenderers`' `refusal`.
  */
 export function errorAnswer(
   err: RestError,
@@ -154,3 +159,36 @@ export function sendError(
   const a = errorAnswer(err, format, table, base, url, `${err.body.ErrorCode} — ${ctx.method} ${ctx.path}`);
   send(ctx, a.status, a.body, a.headers);
 }
+
+/**
+ * This renderer for the service's other pieces, bound to its error table: `render` for Koa's edge and a suspended
+ * car share's refusal (links under `base`, default the car share's), `refusal` for the listeners' own answers
+ * outside Koa (plain HTTP, WebSocket upgrades: src/server.ts), given the raw request.
+ */
+export function errorRenderers(table: ErrorTable) {
+  return {
+    render(
+      ctx: Koa.Context,
+      code: string,
+      message: string,
+      meta?: Record<string, unknown>,
+      base?: string,
+    ): void {
+      sendError(ctx, restError(code, message, meta), formatOrJson(ctx), table, base);
+    },
+    refusal(
+      req: IncomingMessage,
+      code: string,
+      message: string,
+      meta: Record<string, unknown> | undefined,
+      base: string,
+    ): ErrorAnswer {
+      const url = requestUrl(req.url, base);
+      const format = formatOrJsonOf(url.search.slice(1), req.headers.accept);
+      const title = `${code} — ${req.method ?? 'GET'} ${url.pathname}`;
+      return errorAnswer(restError(code, message, meta), format, table, base, url, title);
+    },
+  };
+}
+
+export type ErrorRenderers = ReturnType<typeof errorRenderers>;

@@ -6,18 +6,10 @@ import type Router from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
 import Koa from 'koa';
 import { memoryCache, redisCache } from '../rest-facade/cache.js';
-import { restError } from '../rest-facade/errors.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { staleAfterMutations } from '../rest-facade/invalidation.js';
 import { type RateVerdict, rateLimiter } from '../rest-facade/ratelimit.js';
-import {
-  type ErrorAnswer,
-  errorAnswer,
-  formatOf,
-  formatOrJson,
-  requestUrl,
-  sendError as sendRestError,
-} from '../rest-facade/respond.js';
+import { type ErrorRenderers, errorRenderers } from '../rest-facade/respond.js';
 import { PLATFORM_PREFIX, platformRoutes } from '../rest-facade/routes/platform.routes.js';
 import type { Authenticator } from './access/authenticate.js';
 import { backgroundInvalidation } from './background-invalidation.js';
@@ -47,9 +39,8 @@ import { oauthTooManyRequests } from './oauth/edges.js';
 import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
 import { createPlatformConsole } from './platform-console/server.js';
 import type { Changed } from './shared/changes.js';
-import { clientWentAway } from './shared/client-gone.js';
 import type { Clock } from './shared/clock.js';
-import { errorTable, type ResponseCode } from './shared/errors.js';
+import { errorTable } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 import { cors } from './web/cors.js';
 import { docs } from './web/docs.js';
@@ -111,17 +102,8 @@ export interface App {
    * there: for answers written before a request could be read.
    */
   baseUrlAt(host: unknown): string | undefined;
-  /**
-   * A refusal written outside Koa (the plain-HTTP listener's, a WebSocket upgrade's) as Koa's chain writes its
-   * errors: a ResponseStatus in the format the request negotiates, its help link under `baseUrl`.
-   */
-  refusal(
-    req: IncomingMessage,
-    code: ResponseCode,
-    message: string,
-    meta: Record<string, unknown> | undefined,
-    baseUrl: string,
-  ): ErrorAnswer;
+  /** Refusals outside Koa (plain HTTP, WebSocket upgrades), written as the chain writes its errors. */
+  refusal: ErrorRenderers['refusal'];
   /** graphql-ws's queries and mutations, run and answered as /graphql's are (CONTRACT §13, §28). */
   socket: GraphQLEndpoint['socket'];
   /** The depth and cost limits of CONTRACT §13, for the transports outside Koa (graphql-ws). */
@@ -163,12 +145,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Every write, through /graphql, the facade or the dashboard, makes the REST facade's cached GETs stale here, and
   // so do the changes background work makes. Both are awaited before the write's answer or the next step.
   const staleAfter = staleAfterMutations(schema, restCache);
+  const renderers = errorRenderers(errorTable);
   const refuseSuspended = carShareEdge({
     carShares: deps.carShares,
     restCache,
     log,
-    sendRest: (ctx, code, message) =>
-      sendRestError(ctx, restError(code, message), formatOrJson(ctx), errorTable),
+    sendRest: renderers.render,
   });
   const graphql = await createGraphQL({
     schema,
@@ -191,19 +173,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     publicUrl: config.PUBLIC_URL,
     carShares: deps.carShares,
     unknownHost: config.UNKNOWN_HOST,
-    renderError: (ctx, code, message, meta, baseUrl) =>
-      sendRestError(ctx, restError(code, message, meta), formatOrJson(ctx), errorTable, baseUrl),
+    renderError: renderers.render,
   });
 
   const koa = new Koa({ proxy: config.TRUST_PROXY });
-  // What Koa meets outside the middleware (mostly a client that left mid-answer: ECONNRESET writing the body) goes
-  // through the JSON log; Koa's default handler would print it to stderr.
-  koa.on('error', (err: Error & { status?: number; expose?: boolean }, ctx?: Koa.Context) => {
-    const requestId = ctx?.state.requestId as string | undefined;
-    if (clientWentAway(err, ctx?.req) || err.expose || err.status === 404)
-      log.debug({ requestId, reason: err.message }, 'client went away or was refused');
-    else log.error({ err, requestId }, 'unexpected error');
-  });
+  koa.on('error', edge.outsideChain);
   // The routers mounted here, for the route label of a request refused before it reached them (a 429).
   const routers: Router[] = [];
   const routes = (router: Router) => {
@@ -306,17 +280,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       );
     },
     baseUrlAt: (host) => (typeof host === 'string' ? deps.carShares.byHost(host)?.baseUrl : undefined),
-    refusal: (req, code, message, meta, baseUrl) => {
-      const url = requestUrl(req.url, baseUrl);
-      let format: ReturnType<typeof formatOf> = 'json';
-      try {
-        format = formatOf(url.search.slice(1), req.headers.accept);
-      } catch {
-        // An unknown `format` value: the refusal in JSON, as the chain answers it.
-      }
-      const title = `${code} — ${req.method ?? 'GET'} ${url.pathname}`;
-      return errorAnswer(restError(code, message, meta), format, errorTable, baseUrl, url, title);
-    },
+    refusal: renderers.refusal,
     socket: graphql.socket,
     limits: graphql.limits,
     countOperation: operationLimits(limits.actions, config.TRUST_PROXY),

@@ -37,6 +37,11 @@ export interface Edge {
    * section on the code).
    */
   sendError(ctx: Koa.Context, code: ErrorCode, message: string, meta?: Record<string, unknown>): void;
+  /**
+   * Koa's `error` listener: what Koa meets outside the middleware (mostly a client that left mid-answer: ECONNRESET
+   * writing the body) goes through the JSON log; Koa's default handler would print it to stderr.
+   */
+  outsideChain(err: Error & { status?: number; expose?: boolean }, ctx?: Koa.Context): void;
 }
 
 export type ErrorRenderer = (
@@ -99,6 +104,12 @@ export function createEdge(opts: {
     requestLine[level](line, 'request');
   return {
     sendError,
+    outsideChain(err, ctx) {
+      const requestId = ctx?.state.requestId as string | undefined;
+      if (clientWentAway(err, ctx?.req) || err.expose || err.status === 404)
+        log.debug({ requestId, reason: err.message }, 'client went away or was refused');
+      else log.error({ err, requestId }, 'unexpected error');
+    },
     requestIdOf,
     logRequest,
     carShareOf,
