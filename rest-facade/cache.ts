@@ -5,6 +5,7 @@
 // in another.
 import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { etagMemo } from './etag-memo.js';
 
 export interface CachedResponse {
   body: string;
@@ -176,6 +177,19 @@ const ETAG = 'rest:cache:etag:';
 const UNKNOWN = -1;
 
 /**
+ * The instances' word to each other of the tag versions they bump, which lets each memoize the ETags it reads
+ * (`./etag-memo.ts`): what one `announce`s reaches every instance's handler given to `hear`, in order with the
+ * service's other announcements, and before any request that arrived after it is answered.
+ */
+export interface SharedBumps {
+  announce(announcement: string): Promise<void>;
+  /** Hears announcements (the handler is called without one when some may have been missed); returns its stop. */
+  hear(handler: (announcement?: string) => void): () => void;
+  /** True while announcements are heard. */
+  listening(): boolean;
+}
+
+/**
  * Across instances: entries expire in Redis by themselves; each car share's tag versions live in one Redis hash.
  * Keys are `<REDIS_KEY_PREFIX><carShareId>:rest:cache:…`. When Redis cannot be reached the cache steps aside: reads
  * miss, nothing is stored, and a lost version bump can leave an entry stale for at most its TTL once Redis is back.
@@ -184,7 +198,11 @@ export function redisCache(
   redis: Redis,
   keys: RedisKeyNames,
   onError: (err: unknown) => void = () => undefined,
-): ResponseCache {
+  shared?: SharedBumps,
+): ResponseCache & { close(): void } {
+  // Trusted from the first time the announcements are heard, while they are.
+  let hearing = false;
+  const memo = shared && etagMemo(() => hearing && shared.listening());
   const versionsOf = async (carShareId: string, tags: readonly string[]): Promise<Record<string, number>> => {
     if (tags.length === 0) return {};
     try {
@@ -197,19 +215,45 @@ export function redisCache(
   };
   const fresh = (versions: Record<string, number>, now: Record<string, number>) =>
     Object.entries(versions).every(([t, v]) => v !== UNKNOWN && now[t] === v);
+  const stopHearing =
+    shared && memo
+      ? shared.hear((announcement) => {
+          if (announcement === undefined) {
+            memo.clear();
+            hearing = true;
+            return;
+          }
+          try {
+            const { carShareId, tags } = JSON.parse(announcement) as { carShareId: string; tags: string[] };
+            memo.bumped(carShareId, tags);
+          } catch (err) {
+            // Not one of ours: nothing memoized is trusted any more.
+            memo.clear();
+            onError(err);
+          }
+        })
+      : () => undefined;
   return {
     async etagOf(carShareId, key, tags) {
+      const known = memo?.get(carShareId, key, Date.now());
+      if (known !== undefined) return known;
+      const read = memo?.reading(carShareId, tags);
       try {
-        // One round trip: the ETag and the versions it was stored under, and the route's versions now.
-        const [[, raw], [, now]] = (await redis
+        // One round trip: the ETag and the versions it was stored under, the route's versions now, and how long the
+        // entry has left (what the memo may keep it).
+        const etagKey = keys.carShare(carShareId, `${ETAG}${key}`);
+        const [[, raw], [, now], [, ttl]] = (await redis
           .pipeline()
-          .get(keys.carShare(carShareId, `${ETAG}${key}`))
+          .get(etagKey)
           .hmget(keys.carShare(carShareId, VERSIONS), ...(tags.length ? tags : ['-']))
-          .exec()) as [[unknown, string | null], [unknown, (string | null)[]]];
+          .pttl(etagKey)
+          .exec()) as [[unknown, string | null], [unknown, (string | null)[]], [unknown, number]];
         if (!raw) return undefined;
         const s = JSON.parse(raw) as { etag: string; versions: Record<string, number> };
         const current = Object.fromEntries(tags.map((t, i) => [t, Number(now[i] ?? 0)]));
-        return fresh(s.versions, current) ? s.etag : undefined;
+        if (!fresh(s.versions, current)) return undefined;
+        if (read && ttl > 0) memo?.put(carShareId, key, read, s.etag, Date.now() + ttl);
+        return s.etag;
       } catch (err) {
         onError(err);
         return undefined;
@@ -248,6 +292,11 @@ export function redisCache(
       const hash = keys.carShare(carShareId, VERSIONS);
       for (const t of tags) m.hincrby(hash, t, 1);
       await m.exec().catch(onError);
+      // Redis first: an instance that hears of the bump and reads again finds it there.
+      if (!shared || !memo) return;
+      memo.bumped(carShareId, tags);
+      await shared.announce(JSON.stringify({ carShareId, tags })).catch(onError);
     },
+    close: stopHearing,
   };
 }

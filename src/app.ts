@@ -18,8 +18,10 @@ import type { CarShare } from './carshares/car-share.js';
 import type { CarShareRegistry } from './carshares/registry.js';
 import type { Config } from './config.js';
 import { createDashboard } from './dashboard/server.js';
+import { notifyNow } from './db/notify.js';
 import type { Orm } from './db/orm.js';
 import { createEdge } from './edge.js';
+import type { Listener } from './events/listen.js';
 import { graphqlTooManyRequests, operationLimits } from './graphql/action-limits.js';
 import type { Context } from './graphql/context.js';
 import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.js';
@@ -86,7 +88,15 @@ export interface AppDeps {
   localCaFile?: string | undefined;
   /** Execution gate sizes other than the service's own (tests only: tiny lanes, a short wait). */
   gate?: Partial<GateOptions> | undefined;
+  /**
+   * The instance's listening connection: with Redis, instances announce their REST cache bumps on it, and each
+   * memoizes the ETags it reads from Redis while it hears them (rest-facade/etag-memo.ts). None: no memo.
+   */
+  listener?: Pick<Listener, 'hear' | 'listening'> | undefined;
 }
+
+/** The channel on which instances announce the REST cache's tag bumps (its payload: the car share and tags). */
+export const REST_CACHE_CHANNEL = 'carshare_rest_cache';
 
 export interface App {
   koa: Koa;
@@ -126,7 +136,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // under REDIS_KEY_PREFIX and a car share's under its Id (CONTRACT §20).
   const redis = await sharedRedis(config.REDIS_URL, log);
   const keys = redisKeys(config.REDIS_KEY_PREFIX ?? 'carshare:');
-  const restCache = redis.client ? redisCache(redis.client, keys, redis.trouble) : memoryCache();
+  const { listener } = deps;
+  const sharedCache = redis.client
+    ? redisCache(
+        redis.client,
+        keys,
+        redis.trouble,
+        listener && {
+          announce: (announcement) => notifyNow(orm, REST_CACHE_CHANNEL, announcement),
+          hear: (heard) => listener.hear(REST_CACHE_CHANNEL, heard),
+          listening: () => listener.listening(),
+        },
+      )
+    : undefined;
+  const restCache = sharedCache ?? memoryCache();
   const oauth429 = oauthTooManyRequests(OAUTH_PATH);
   const graphql429 = graphqlTooManyRequests('/graphql');
   // Revalidations counted in front of Koa that went on to it after all: counted once (not-modified.ts).
@@ -288,6 +311,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     changed: backgroundInvalidation(schema, staleAfter, deps.carShares),
     carShares: deps.carShares,
     async stop() {
+      sharedCache?.close();
       await graphql.stop();
       await redis.close();
     },

@@ -142,6 +142,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       caFile: config.TLS_CERT ? undefined : selfSignedCertShown(config.DATA_DIR),
       localCaFile: config.TLS_CERT ? undefined : localCaCertPath(config.DATA_DIR),
       gate: opts.gate,
+      listener,
     });
     // Which hosts get a certificate of the local CA (without TLS_CERT): those of the car shares. The CA's file is
     // made as soon as a car share has a host other than `localhost`, so `curl --cacert` finds it before connecting.

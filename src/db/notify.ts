@@ -3,6 +3,8 @@
 // back. Sent as a statement of its own that reads no table, so a distributed engine runs it on the node the
 // listeners are connected to, never on a worker holding the rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from './orm.js';
+import { deploymentSql } from './scope.js';
 
 /**
  * What was sent in each open transaction (or savepoint), by its transaction context: PostgreSQL delivers one of
@@ -44,4 +46,12 @@ export async function notifyInTransaction(
       'run',
       trx,
     );
+}
+
+/**
+ * Sends a NOTIFY at once, in a statement of its own: news of a change already made where no transaction of ours holds
+ * it (the REST cache's tag versions in Redis), heard by every instance's listening connection in commit order.
+ */
+export async function notifyNow(orm: Orm, channel: string, payload: string): Promise<void> {
+  await deploymentSql(orm, 'select pg_notify(?, ?)', [channel, payload]);
 }

@@ -12,6 +12,8 @@ export interface Listener {
    * one turn of the event loop share one barrier.
    */
   sync(): Promise<void>;
+  /** True while connected and listening: announcements sent now are heard (until the connection is lost). */
+  listening(): boolean;
   /**
    * Hears one more channel on this connection (LISTEN now when connected, and after each reconnection); the
    * handler is called at once without a payload, as after a connection. Returns what stops hearing it (UNLISTEN).
@@ -86,6 +88,7 @@ export function listenForWork(
       if (!c) throw new Error('not listening');
       await inTurn(c, () => syncBarrier(c));
     }),
+    listening: () => listening !== undefined && !closed,
     hear(channel, handler) {
       handlers[channel] = handler;
       const c = listening;

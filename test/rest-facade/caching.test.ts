@@ -218,4 +218,34 @@ describe('two instances sharing Redis', () => {
     expect(again.status).toBe(200);
     expect(remaining(after) - remaining(again)).toBe(1);
   });
+
+  it('an instance memoizes the ETags it read from Redis until a write on any instance bumps their tags', async () => {
+    await a.h.reset();
+    const owner = await createUser(a.h);
+    const ta = a.tokenFor(owner.actor);
+    const tb = b.tokenFor(owner.actor);
+    const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
+    const path = `/api/cars/${carId}`;
+    const etag = (await a.call('GET', path, { token: ta })).headers.get('etag')!;
+    const conditional = { token: tb, headers: { 'If-None-Match': etag } };
+    expect((await b.call('GET', path, conditional)).status).toBe(304);
+    // Redis no longer holds the entry nor its ETag: B answers from what it read, where it would otherwise compute
+    // the page again (the same ETag, after SQL).
+    const redis = new Redis(REDIS_URL);
+    try {
+      const entries = (await redis.keys('*rest:cache:*')).filter((k) => !k.endsWith('rest:cache:versions'));
+      expect(entries.length).toBeGreaterThan(0);
+      await redis.del(...entries);
+    } finally {
+      await redis.quit();
+    }
+    b.sql.length = 0;
+    expect((await b.call('GET', path, conditional)).status).toBe(304);
+    expect(b.sql).toEqual([]);
+    // A write on A: B hears of it before it answers again, and reads afresh.
+    expect((await a.call('PATCH', path, { token: ta, body: { Model: 'Prius' } })).status).toBe(202);
+    const after = await b.call('GET', path, conditional);
+    expect(after.status).toBe(200);
+    expect(after.json.Car.Model).toBe('Prius');
+  });
 });

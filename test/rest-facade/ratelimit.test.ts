@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RateVerdict, rateLimiter, rateLimits } from '../../rest-facade/ratelimit.js';
+import { takeInRedis } from '../../rest-facade/ratelimit.store.js';
 import { errorTable } from '../../src/shared/errors.js';
 import { createUser } from '../factories/accounts.js';
 import { waitFor } from '../support/wait.js';
@@ -141,6 +142,48 @@ describe('shared by instances through Redis', () => {
       },
     });
     expect(rest.status).toBe(429);
+  });
+});
+
+describe('takes in Redis asked for in one turn', () => {
+  it('travel together and each stays all or nothing: of ten at once on a window of three, three pass', async () => {
+    const redis = new Redis('redis://127.0.0.1:6379/8');
+    const sent: string[] = [];
+    try {
+      await redis.ping();
+      const written = redis.stream.write.bind(redis.stream);
+      redis.stream.write = ((chunk: unknown, ...rest: never[]) => {
+        sent.push(String(chunk));
+        return written(chunk as never, ...rest);
+      }) as typeof redis.stream.write;
+      const key = `turn-test:${process.pid}:${Date.now()}`;
+      const ceiling = `${key}:ceiling`;
+      // Every take also takes from a shared ceiling of five: the refused ones take nothing from it.
+      const takes = Array.from({ length: 10 }, (_, i) =>
+        takeInRedis(redis, 60_000, [
+          { key: i < 6 ? key : `${key}:other`, max: 3, units: 1 },
+          { key: ceiling, max: 5, units: 1 },
+        ]),
+      );
+      const taken = await Promise.all(takes);
+      expect(taken.map((t) => t.passed)).toEqual([
+        true,
+        true,
+        true,
+        false,
+        false,
+        false,
+        true,
+        true,
+        false,
+        false,
+      ]);
+      expect(await redis.zcard(ceiling)).toBe(5);
+      // One write for the ten of them.
+      expect(sent.filter((c) => c.includes('evalsha') || c.includes('eval'))).toHaveLength(1);
+    } finally {
+      await redis.quit();
+    }
   });
 });
 

@@ -98,6 +98,7 @@ function recordingListener() {
   const channels = new Set<string>();
   const listener: Listener = {
     sync: () => real.sync(),
+    listening: () => real.listening(),
     hear(channel, handler) {
       channels.add(channel);
       const stop = real.hear(channel, handler);
