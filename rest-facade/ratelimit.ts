@@ -12,14 +12,8 @@ import { dtoName } from './dto.js';
 import { type ErrorTable, restError } from './errors.js';
 import { type CountActions, countActions, SIGN_UP_OPERATION } from './ratelimit.actions.js';
 import { CEILING_KEY, limitsFor } from './ratelimit.limits.js';
-import {
-  MemoryWindows,
-  type Take,
-  type Taken,
-  type TakeUnits,
-  takeInMemory,
-  takeInRedis,
-} from './ratelimit.store.js';
+import { takeInRedis } from './ratelimit.redis.js';
+import { MemoryWindows, type Take, type Taken, type TakeUnits, takeInMemory } from './ratelimit.store.js';
 import { callerOf, formatOrJson, type RequestCarShare, sendError } from './respond.js';
 
 export interface RateLimitOptions {

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RateVerdict, rateLimiter, rateLimits } from '../../rest-facade/ratelimit.js';
-import { takeInRedis } from '../../rest-facade/ratelimit.store.js';
+import { takeInRedis } from '../../rest-facade/ratelimit.redis.js';
 import { errorTable } from '../../src/shared/errors.js';
 import { createUser } from '../factories/accounts.js';
 import { waitFor } from '../support/wait.js';
@@ -146,44 +146,63 @@ describe('shared by instances through Redis', () => {
 });
 
 describe('takes in Redis asked for in one turn', () => {
-  it('travel together and each stays all or nothing: of ten at once on a window of three, three pass', async () => {
+  /** A connection to Redis, and the commands each of its writes carried (by name). */
+  async function watched<T>(use: (redis: Redis, writes: string[][]) => Promise<T>): Promise<T> {
     const redis = new Redis('redis://127.0.0.1:6379/8');
-    const sent: string[] = [];
+    const writes: string[][] = [];
     try {
       await redis.ping();
-      const written = redis.stream.write.bind(redis.stream);
+      const write = redis.stream.write.bind(redis.stream);
       redis.stream.write = ((chunk: unknown, ...rest: never[]) => {
-        sent.push(String(chunk));
-        return written(chunk as never, ...rest);
+        writes.push(String(chunk).match(/\beval(sha)?\b/gi) ?? []);
+        return write(chunk as never, ...rest);
       }) as typeof redis.stream.write;
-      const key = `turn-test:${process.pid}:${Date.now()}`;
-      const ceiling = `${key}:ceiling`;
-      // Every take also takes from a shared ceiling of five: the refused ones take nothing from it.
-      const takes = Array.from({ length: 10 }, (_, i) =>
-        takeInRedis(redis, 60_000, [
-          { key: i < 6 ? key : `${key}:other`, max: 3, units: 1 },
-          { key: ceiling, max: 5, units: 1 },
-        ]),
-      );
-      const taken = await Promise.all(takes);
-      expect(taken.map((t) => t.passed)).toEqual([
-        true,
-        true,
-        true,
-        false,
-        false,
-        false,
-        true,
-        true,
-        false,
-        false,
-      ]);
-      expect(await redis.zcard(ceiling)).toBe(5);
-      // One write for the ten of them.
-      expect(sent.filter((c) => c.includes('evalsha') || c.includes('eval'))).toHaveLength(1);
+      return await use(redis, writes);
     } finally {
       await redis.quit();
     }
+  }
+  const fresh = () => `turn-test:${process.pid}:${Date.now()}:${Math.random()}`;
+
+  it('one caller’s takes travel as one: one script run, each told what remained as if taken in turn', async () => {
+    await watched(async (redis, writes) => {
+      const key = fresh();
+      const ceiling = `${key}:ceiling`;
+      const taken = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          takeInRedis(redis, 60_000, [
+            { key, max: 20, units: 1 },
+            { key: ceiling, max: 100, units: 1 },
+          ]),
+        ),
+      );
+      expect(taken.every((t) => t.passed)).toBe(true);
+      expect(taken.map((t) => t.windows[0]!.remaining)).toEqual([19, 18, 17, 16, 15, 14, 13, 12, 11, 10]);
+      expect(taken.map((t) => t.windows[1]!.remaining)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90]);
+      expect([await redis.zcard(key), await redis.zcard(ceiling)]).toEqual([10, 10]);
+      expect(writes.filter((w) => w.length > 0).map((w) => w.length)).toEqual([1]);
+    });
+  });
+
+  it('near a limit each stays all or nothing: of ten at once on a window of three, three pass', async () => {
+    await watched(async (redis, writes) => {
+      const key = fresh();
+      const ceiling = `${key}:ceiling`;
+      // Every take also takes from a shared ceiling of five: the refused ones take nothing from it.
+      const taken = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          takeInRedis(redis, 60_000, [
+            { key: i < 6 ? key : `${key}:other`, max: 3, units: 1 },
+            { key: ceiling, max: 5, units: 1 },
+          ]),
+        ),
+      );
+      const passed = taken.map((t) => t.passed);
+      expect(passed).toEqual([true, true, true, false, false, false, true, true, false, false]);
+      expect(await redis.zcard(ceiling)).toBe(5);
+      // Two callers merged, both refused as wholes, then taken one by one: two writes, not ten.
+      expect(writes.filter((w) => w.length > 0).map((w) => w.length)).toEqual([2, 10]);
+    });
   });
 });
 
