@@ -136,7 +136,8 @@ export function createEdge(opts: {
       const requestId = requestIdOf(ctx.get('Request-Id'));
       ctx.state.requestId = requestId;
       // Every change to a car share committed before this request is known here first (the probes name none).
-      if (!PROBES.has(ctx.path)) await carShares.settled();
+      // A cached token check relies on the same barrier (identifyCaller: `heard`).
+      if (!PROBES.has(ctx.path)) ctx.state.heard = await carShares.settled();
       const carShare = carShareOf(ctx.get('Host'), ctx.get('X-Forwarded-Host'));
       ctx.state.hostUnknown = carShare === undefined;
       ctx.state.carShare = carShare ?? carShares.default;

@@ -58,14 +58,23 @@ export class TokenCache {
     return e;
   }
 
-  /** A cached answer, once every invalidation committed before this call has been heard. */
-  async lookup(carShareId: string, token: string, nowMs: () => number): Promise<CachedToken | undefined> {
+  /**
+   * A cached answer, once every invalidation committed before this call has been heard (`heard`: the caller's
+   * request already waited for a barrier sent after it arrived, src/access/authenticate.ts).
+   */
+  async lookup(
+    carShareId: string,
+    token: string,
+    nowMs: () => number,
+    heard = false,
+  ): Promise<CachedToken | undefined> {
     if (!this.#entries.has(keyOf(carShareId, token))) return undefined;
-    try {
-      await this.#sync();
-    } catch {
-      return undefined;
-    }
+    if (!heard)
+      try {
+        await this.#sync();
+      } catch {
+        return undefined;
+      }
     return this.get(carShareId, token, nowMs());
   }
 

@@ -25,9 +25,11 @@ export interface CarShareRegistry {
    * Resolves once every change committed before the call, on any instance, is in this registry: the listening
    * connection's barrier (its NOTIFYs handled), then the refresh they started. Requests wait for it before their
    * car share is read, so a suspension is in force everywhere by the time its answer is sent (CONTRACT §23, §26).
-   * Callers in one turn of the event loop share one barrier; without a listener it resolves at once.
+   * Callers in one turn of the event loop share one barrier; without a listener it resolves at once. Resolves to
+   * true when the barrier was passed (false: no listener, or it failed or took too long), which is what a cached
+   * token check may then rely on (src/access/authenticate.ts `Heard`).
    */
-  settled(): Promise<void>;
+  settled(): Promise<boolean>;
   /** The barrier of the connection that hears this registry's NOTIFYs, one per turn (listenForWork's `sync`). */
   listenWith(barrier: () => Promise<void>): void;
 }
@@ -107,17 +109,20 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
   };
   await refresh();
   let barrier: (() => Promise<void>) | undefined;
-  const settled = async (): Promise<void> => {
-    if (!barrier) return;
+  const settled = async (): Promise<boolean> => {
+    if (!barrier) return false;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((ok) => {
-      timer = setTimeout(ok, SETTLE_MAX_MS);
+    const late = new Promise<boolean>((ok) => {
+      timer = setTimeout(() => ok(false), SETTLE_MAX_MS);
     });
     try {
-      await Promise.race([
+      return await Promise.race([
         barrier()
           .then(() => loading)
-          .catch(() => undefined),
+          .then(
+            () => true,
+            () => false,
+          ),
         late,
       ]);
     } finally {

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import { type Actor, anonymous } from '../access/actor.js';
-import type { Authenticator } from '../access/authenticate.js';
+import type { Authenticator, Heard } from '../access/authenticate.js';
 import type { CarShare } from '../carshares/car-share.js';
 
 /**
@@ -43,9 +43,10 @@ export async function callerFor(
   authenticator: Authenticator,
   authorization: string | undefined,
   carShare: CarShare,
+  heard?: Heard,
 ): Promise<RequestCaller> {
   try {
-    const actor = await authenticator.actorFor(authorization, carShare);
+    const actor = await authenticator.actorFor(authorization, carShare, heard);
     let callers = byActor.get(carShare);
     if (!callers) {
       callers = new WeakMap();
@@ -73,7 +74,12 @@ export function identifyCaller(
   return async (ctx, next) => {
     ctx.state.caller =
       known?.get(ctx.req) ??
-      (await callerFor(authenticator, ctx.get('Authorization') || undefined, ctx.state.carShare as CarShare));
+      (await callerFor(
+        authenticator,
+        ctx.get('Authorization') || undefined,
+        ctx.state.carShare as CarShare,
+        ctx.state.heard === true,
+      ));
     return next();
   };
 }

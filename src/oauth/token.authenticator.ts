@@ -77,11 +77,11 @@ export async function tokenAuthenticator(deps: {
   const cache = deps.tokens ?? new TokenCache();
   const stopListening = deps.tokens ? async () => undefined : await cache.listen(deps.databaseUrl, deps.log);
   return {
-    async actorFor(authorization, carShare) {
+    async actorFor(authorization, carShare, heard) {
       const value = bearerToken(authorization);
       if (value === undefined) return anonymous;
       const key = tokenHash(value);
-      const cached = await cache.lookup(carShare.id, key, Date.now);
+      const cached = await cache.lookup(carShare.id, key, Date.now, heard);
       if (cached) return cached.actor;
       const generation = cache.generation;
       const found = await check(await deps.siteFor(carShare), value);

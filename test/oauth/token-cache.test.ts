@@ -197,4 +197,31 @@ describe('TokenCache', () => {
       await stop();
     }
   });
+
+  it('sends no barrier of its own for a request that already passed one sent after it arrived (heard)', async () => {
+    const cache = new TokenCache();
+    const stop = await cache.listen(inject('databaseUrl'), log);
+    const query = pg.Client.prototype.query;
+    const sent: unknown[] = [];
+    pg.Client.prototype.query = function spy(this: pg.Client, ...args: unknown[]) {
+      sent.push(args[0]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      cache.set(
+        CS,
+        'h',
+        { actor: clientActor(randomUUID(), []), exp: soon(), clientId: 'ca_h' },
+        cache.generation,
+        Date.now(),
+      );
+      for (let i = 0; i < 3; i++) expect(await cache.lookup(CS, 'h', Date.now, true)).toBeDefined();
+      expect(sent).toEqual([]);
+      expect(await cache.lookup(CS, 'h', Date.now)).toBeDefined();
+      expect(sent).toHaveLength(1);
+    } finally {
+      pg.Client.prototype.query = query;
+      await stop();
+    }
+  });
 });

@@ -75,6 +75,21 @@ it('answers as the chain does, counts in the same rate window and metrics, check
   expect(refused.json.ResponseStatus).toMatchObject({ ErrorCode: 'TooManyRequests' });
 });
 
+it('checks a token once per request, after the barrier through the chain and alongside it in front', async () => {
+  const me = await createUser(env.h);
+  const token = env.tokenFor(me.actor);
+  const path = `/api/useraccounts/${me.id}`;
+  const before = env.tokenChecksHeard().length;
+  const first = await env.call('GET', path, { token });
+  // In front of Koa the check runs while the car shares settle (it shares their barrier), so it is not told heard.
+  const ahead = await env.call('GET', path, {
+    token,
+    headers: { 'If-None-Match': first.headers.get('etag')! },
+  });
+  expect([first.status, ahead.status]).toEqual([200, 304]);
+  expect(env.tokenChecksHeard().slice(before)).toEqual([true, false]);
+});
+
 it('leaves a refused token to the chain: 401 with its challenge', async () => {
   const me = await createUser(env.h);
   const token = env.tokenFor(me.actor);

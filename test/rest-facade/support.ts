@@ -57,6 +57,8 @@ export interface RestEnv {
   tokenFor(actor: Actor): string;
   /** How many times the service has asked the authenticator about a token so far. */
   tokenChecks(): number;
+  /** For each token check so far: whether the request had already passed the listening connection's barrier. */
+  tokenChecksHeard(): boolean[];
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -77,9 +79,11 @@ export async function startRest(env: Record<string, string> = {}, opts: RestOpti
   const h = await createHarness();
   const tokens = new Map<string, Actor>();
   let checks = 0;
+  const heards: boolean[] = [];
   const authenticator: Authenticator = {
-    async actorFor(authorization) {
+    async actorFor(authorization, _carShare, heard) {
       checks += 1;
+      heards.push(heard === true);
       const token = bearerToken(authorization);
       if (token === undefined) return anonymous;
       const actor = tokens.get(token);
@@ -133,6 +137,7 @@ export async function startRest(env: Record<string, string> = {}, opts: RestOpti
     origin,
     sql,
     tokenChecks: () => checks,
+    tokenChecksHeard: () => [...heards],
     tokenFor(actor) {
       const t = randomBytes(12).toString('hex');
       tokens.set(t, actor);
@@ -205,6 +210,7 @@ export function useRest(
     },
     tokenFor: (actor) => the().tokenFor(actor),
     tokenChecks: () => the().tokenChecks(),
+    tokenChecksHeard: () => the().tokenChecksHeard(),
     call: (method, path, callOpts) => the().call(method, path, callOpts),
     close: () => the().close(),
   };
