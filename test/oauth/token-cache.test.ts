@@ -169,7 +169,8 @@ describe('TokenCache', () => {
     }
   });
 
-  it('waits on a protocol Sync of the listening connection: no SQL statement per cached lookup', async () => {
+  /** A listening cache holding one entry, and what its connections are sent meanwhile (`pg` queries, Syncs too). */
+  async function watchedCache(use: (cache: TokenCache, sent: unknown[], token: string) => Promise<void>) {
     const cache = new TokenCache();
     const stop = await cache.listen(inject('databaseUrl'), log);
     const query = pg.Client.prototype.query;
@@ -179,49 +180,33 @@ describe('TokenCache', () => {
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
     try {
-      cache.set(
-        CS,
-        's',
-        { actor: clientActor(randomUUID(), []), exp: soon(), clientId: 'ca_s' },
-        cache.generation,
-        Date.now(),
-      );
-      for (let i = 0; i < 3; i++) expect(await cache.lookup(CS, 's', Date.now)).toBeDefined();
+      const token = randomUUID();
+      const actor = clientActor(randomUUID(), []);
+      cache.set(CS, token, { actor, exp: soon(), clientId: 'ca_s' }, cache.generation, Date.now());
+      await use(cache, sent, token);
+    } finally {
+      pg.Client.prototype.query = query;
+      await stop();
+    }
+  }
+
+  it('waits on a protocol Sync of the listening connection: no SQL statement per cached lookup', async () => {
+    await watchedCache(async (cache, sent, token) => {
+      for (let i = 0; i < 3; i++) expect(await cache.lookup(CS, token, Date.now)).toBeDefined();
       expect(sent.length).toBeGreaterThan(0);
       const statements = sent.filter(
         (q) => typeof q === 'string' || (q as { text?: string }).text !== undefined,
       );
       expect(statements).toEqual([]);
-    } finally {
-      pg.Client.prototype.query = query;
-      await stop();
-    }
+    });
   });
 
   it('sends no barrier of its own for a request that already passed one sent after it arrived (heard)', async () => {
-    const cache = new TokenCache();
-    const stop = await cache.listen(inject('databaseUrl'), log);
-    const query = pg.Client.prototype.query;
-    const sent: unknown[] = [];
-    pg.Client.prototype.query = function spy(this: pg.Client, ...args: unknown[]) {
-      sent.push(args[0]);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      cache.set(
-        CS,
-        'h',
-        { actor: clientActor(randomUUID(), []), exp: soon(), clientId: 'ca_h' },
-        cache.generation,
-        Date.now(),
-      );
-      for (let i = 0; i < 3; i++) expect(await cache.lookup(CS, 'h', Date.now, true)).toBeDefined();
+    await watchedCache(async (cache, sent, token) => {
+      for (let i = 0; i < 3; i++) expect(await cache.lookup(CS, token, Date.now, true)).toBeDefined();
       expect(sent).toEqual([]);
-      expect(await cache.lookup(CS, 'h', Date.now)).toBeDefined();
+      expect(await cache.lookup(CS, token, Date.now)).toBeDefined();
       expect(sent).toHaveLength(1);
-    } finally {
-      pg.Client.prototype.query = query;
-      await stop();
-    }
+    });
   });
 });

@@ -158,6 +158,17 @@ describe('two instances sharing Redis', () => {
     await a?.close();
     await b?.close();
   });
+  /** An owner's tokens on both instances, and their car's page as A answered it (cached, in Redis). */
+  const carSeenOnA = async () => {
+    await a.h.reset();
+    const owner = await createUser(a.h);
+    const ta = a.tokenFor(owner.actor);
+    const tb = b.tokenFor(owner.actor);
+    const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
+    const path = `/api/cars/${carId}`;
+    const etag = (await a.call('GET', path, { token: ta })).headers.get('etag')!;
+    return { ta, tb, path, etag };
+  };
 
   it('a PATCH on one instance makes the other instance’s next GET fresh', async () => {
     await a.h.reset();
@@ -180,13 +191,7 @@ describe('two instances sharing Redis', () => {
   });
 
   it('a revalidation reads only the ETag from Redis, counts once, and is stale after a write on the other instance', async () => {
-    await a.h.reset();
-    const owner = await createUser(a.h);
-    const ta = a.tokenFor(owner.actor);
-    const tb = b.tokenFor(owner.actor);
-    const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
-    const path = `/api/cars/${carId}`;
-    const etag = (await a.call('GET', path, { token: ta })).headers.get('etag')!;
+    const { ta, tb, path, etag } = await carSeenOnA();
     // The entries' bodies leave Redis; their ETags stay: a 304 needs nothing more.
     const redis = new Redis(REDIS_URL);
     try {
@@ -220,13 +225,7 @@ describe('two instances sharing Redis', () => {
   });
 
   it('an instance memoizes the ETags it read from Redis until a write on any instance bumps their tags', async () => {
-    await a.h.reset();
-    const owner = await createUser(a.h);
-    const ta = a.tokenFor(owner.actor);
-    const tb = b.tokenFor(owner.actor);
-    const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
-    const path = `/api/cars/${carId}`;
-    const etag = (await a.call('GET', path, { token: ta })).headers.get('etag')!;
+    const { ta, tb, path, etag } = await carSeenOnA();
     const conditional = { token: tb, headers: { 'If-None-Match': etag } };
     expect((await b.call('GET', path, conditional)).status).toBe(304);
     // Redis no longer holds the entry nor its ETag: B answers from what it read, where it would otherwise compute
