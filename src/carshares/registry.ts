@@ -109,15 +109,18 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
   };
   await refresh();
   let barrier: (() => Promise<void>) | undefined;
-  const settled = async (): Promise<boolean> => {
-    if (!barrier) return false;
+  // Callers of one turn share one barrier (the listener coalesces them), and so one wait for it: no timer and race
+  // of their own for each request.
+  let sharedBarrier: Promise<void> | undefined;
+  let sharedWait: Promise<boolean> | undefined;
+  const waitFor = async (passed: Promise<void>): Promise<boolean> => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<boolean>((ok) => {
       timer = setTimeout(() => ok(false), SETTLE_MAX_MS);
     });
     try {
       return await Promise.race([
-        barrier()
+        passed
           .then(() => loading)
           .then(
             () => true,
@@ -128,6 +131,15 @@ export async function openCarShareRegistry(orm: Orm, publicUrl: string): Promise
     } finally {
       clearTimeout(timer);
     }
+  };
+  const settled = (): Promise<boolean> => {
+    if (!barrier) return Promise.resolve(false);
+    const passed = barrier();
+    if (passed !== sharedBarrier) {
+      sharedBarrier = passed;
+      sharedWait = waitFor(passed);
+    }
+    return sharedWait!;
   };
   const registry: CarShareRegistry = {
     byHost: (host) => byHost.get(hostKey(host)),

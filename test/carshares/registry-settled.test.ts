@@ -71,3 +71,15 @@ it('knows every change committed before it was called, once it resolves', async 
     expect(registry.byId(id)?.status, `round ${round}`).toBe('Active');
   }
 });
+
+it('says whether the barrier was passed, and its callers in one turn share one wait', async () => {
+  const [first, second] = [registry.settled(), registry.settled()];
+  expect(first).toBe(second);
+  expect(await first).toBe(true);
+  // Another turn, another barrier.
+  expect(registry.settled()).not.toBe(first);
+  const unheard = await openCarShareRegistry(h.orm, 'https://localhost:8443');
+  expect(await unheard.settled()).toBe(false);
+  unheard.listenWith(() => Promise.reject(new Error('not listening')));
+  expect(await unheard.settled()).toBe(false);
+});
