@@ -19,8 +19,10 @@ export interface ResponseCache {
   /**
    * The ETag of a fresh entry, without its body: all a 304 needs (CONTRACT §10). In Redis a page's entry is some
    * hundred kilobytes to fetch and parse; its ETag a few dozen bytes. `tags` are the route's (its entry's) tags.
+   * `heard`: the request has passed the listening connection's barrier, sent after it arrived, so every bump
+   * announced before it is known here (an instance's memo of what Redis holds may answer: `./etag-memo.ts`).
    */
-  etagOf(carShareId: string, key: string, tags: readonly string[]): Promise<string | undefined>;
+  etagOf(carShareId: string, key: string, tags: readonly string[], heard?: boolean): Promise<string | undefined>;
   /**
    * The tags' versions, taken before the GraphQL runs: a mutation that commits meanwhile bumps them, so
    * the entry stored with the older versions is never served. Reads in flight are shared by these too (handler.ts).
@@ -234,10 +236,11 @@ export function redisCache(
         })
       : () => undefined;
   return {
-    async etagOf(carShareId, key, tags) {
-      const known = memo?.get(carShareId, key, Date.now());
+    async etagOf(carShareId, key, tags, heard) {
+      // Only after the barrier: the memo knows of every bump announced before the request arrived.
+      const known = heard ? memo?.get(carShareId, key, Date.now()) : undefined;
       if (known !== undefined) return known;
-      const read = memo?.reading(carShareId, tags);
+      const read = heard ? memo?.reading(carShareId, tags) : undefined;
       try {
         // One round trip: the ETag and the versions it was stored under, the route's versions now, and how long the
         // entry has left (what the memo may keep it).

@@ -93,7 +93,7 @@ export interface Facade<C extends Caller = Caller> {
    * The headers of the 304 the middleware would answer this caller, read from the cache; undefined when the
    * middleware has more to do (no entry, another representation, a refused token).
    */
-  notModified(r: Revalidation, caller: C): Promise<Record<string, string> | undefined>;
+  notModified(r: Revalidation, caller: C, heard?: boolean): Promise<Record<string, string> | undefined>;
   /**
    * The route template a request to this path is labelled with (`/api/cars/{Id}`, `/api/GetCar`), whatever its
    * verb; undefined for a path that is not one of the facade's routes. The middleware also leaves it on
@@ -195,12 +195,13 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
     return found ? { request, ...found } : undefined;
   };
 
-  const notModified = async ({ request, route, format }: Revalidation, caller: C) => {
+  const notModified = async ({ request, route, format }: Revalidation, caller: C, heard?: boolean) => {
     if (!deps.cache || caller.refused !== undefined) return undefined;
     const etag = await deps.cache.etagOf(
       caller.carShare.id,
       cacheKeyOf(caller, format, request.path, request.querystring),
       route.tags,
+      heard,
     );
     if (!etag || !matchesIfNoneMatch(request.ifNoneMatch, etag)) return undefined;
     return representationHeaders(etag, ttlOf(route));

@@ -139,7 +139,9 @@ export function createHandler<C extends Caller>({
       cacheKey = cacheKeyOf(knownCaller(ctx), format, ctx.path, ctx.querystring);
       // A revalidation reads the entry's ETag only; its body only when it is to be sent.
       const ifNoneMatch = ctx.get('If-None-Match') || undefined;
-      const etag = ifNoneMatch && (await deps.cache.etagOf(carShareId, cacheKey, route.tags));
+      // `heard`: set by the edge once the request has passed the listening connection's barrier.
+      const heard = ctx.state.heard === true;
+      const etag = ifNoneMatch && (await deps.cache.etagOf(carShareId, cacheKey, route.tags, heard));
       if (etag && matchesIfNoneMatch(ifNoneMatch, etag))
         return send(ctx, 304, null, representationHeaders(etag, ttl));
       const hit = await deps.cache.get(carShareId, cacheKey);

@@ -21,7 +21,8 @@ export interface CachedAnswers<R> {
     accept: string | undefined;
     ifNoneMatch: string;
   }): (R & { request: { path: string }; template: string }) | undefined;
-  notModified(r: R, caller: RequestCaller): Promise<Record<string, string> | undefined>;
+  /** `heard`: the request passed the listening connection's barrier (the registry's `settled` said so). */
+  notModified(r: R, caller: RequestCaller, heard: boolean): Promise<Record<string, string> | undefined>;
 }
 
 /** The rate limiter's counting (in memory, or in Redis in one round trip). */
@@ -86,6 +87,7 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
     let caller: RequestCaller | undefined;
     let headers: Record<string, string> | undefined;
     let rate: RateVerdict | undefined;
+    let heard = false;
     try {
       // The token is checked while the car shares settle, not after: a cached check waits for the same barrier
       // (one round trip on the listening connection for both, sent after this request arrived), where one after
@@ -95,7 +97,7 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
       const forwarded = firstOf(h['x-forwarded-host']);
       const before = carShareOf(host, forwarded);
       if (!before) return passOn(req, res, undefined);
-      const [, checked] = await Promise.all([
+      const [passed, checked] = await Promise.all([
         deps.settled?.(),
         callerFor(deps.authenticator, h.authorization || undefined, before),
       ]);
@@ -104,10 +106,11 @@ export function answeringNotModified<R>(deps: NotModifiedDeps<R>, koa: Listener)
       // it refuses before any cached answer (CONTRACT §23).
       if (carShare !== before || carShare.status === 'Suspended') return passOn(req, res, undefined);
       caller = checked;
+      heard = passed === true;
       // The ETag and the count at once (with Redis: one round trip's time); a request that goes on to Koa after
       // all takes its verdict with it, so the rate limiter's middleware does not count it again.
       const who = { method: 'GET', path: r.request.path, ip: ipOf(req), caller, carShare: caller.carShare };
-      [headers, rate] = await Promise.all([facade.notModified(r, caller), rateLimiter.count(who)]);
+      [headers, rate] = await Promise.all([facade.notModified(r, caller, heard), rateLimiter.count(who)]);
     } catch {
       // Redis out of reach included: the request goes on to Koa, which serves it as it serves everything then.
       headers = undefined;
