@@ -22,7 +22,12 @@ export interface ResponseCache {
    * `heard`: the request has passed the listening connection's barrier, sent after it arrived, so every bump
    * announced before it is known here (an instance's memo of what Redis holds may answer: `./etag-memo.ts`).
    */
-  etagOf(carShareId: string, key: string, tags: readonly string[], heard?: boolean): Promise<string | undefined>;
+  etagOf(
+    carShareId: string,
+    key: string,
+    tags: readonly string[],
+    heard?: boolean,
+  ): Promise<string | undefined>;
   /**
    * The tags' versions, taken before the GraphQL runs: a mutation that commits meanwhile bumps them, so
    * the entry stored with the older versions is never served. Reads in flight are shared by these too (handler.ts).
