@@ -38,44 +38,67 @@ export interface EtagMemo {
 export function etagMemo(usable: () => boolean, opts: { max?: number; maxEpochs?: number } = {}): EtagMemo {
   const max = opts.max ?? 10_000;
   const maxEpochs = opts.maxEpochs ?? 100_000;
-  // Keyed by car share and key (or tag), joined by a newline no key or Id holds.
-  const memos = new Map<string, Memo>();
-  const epochs = new Map<string, number>();
+  // By car share, then by key (or tag): no joined string is built for a lookup on the 304 path.
+  const memos = new Map<string, Map<string, Memo>>();
+  const epochs = new Map<string, Map<string, number>>();
+  let memoCount = 0;
+  let epochCount = 0;
   // One counter for every bump: an epoch, once forgotten (the map is bounded), is never handed out again.
   let bumps = 0;
   let cleared = 0;
-  const epochOf = (carShareId: string, tag: string) => epochs.get(`${carShareId}\n${tag}`) ?? 0;
-  const current = (carShareId: string, pairs: Reading['epochs']) =>
-    pairs.every(([t, e]) => epochOf(carShareId, t) === e);
+  const current = (carShareId: string, pairs: Reading['epochs']) => {
+    const known = epochs.get(carShareId);
+    return pairs.every(([t, e]) => (known?.get(t) ?? 0) === e);
+  };
   const clear = () => {
     cleared += 1;
     memos.clear();
     epochs.clear();
+    memoCount = 0;
+    epochCount = 0;
   };
   return {
     usable,
     get(carShareId, key, now) {
       if (!usable()) return undefined;
-      const k = `${carShareId}\n${key}`;
-      const m = memos.get(k);
+      const ofCarShare = memos.get(carShareId);
+      const m = ofCarShare?.get(key);
       if (m === undefined) return undefined;
       if (m.expiresAt > now && current(carShareId, m.epochs)) return m.etag;
-      memos.delete(k);
+      ofCarShare!.delete(key);
+      memoCount -= 1;
       return undefined;
     },
-    reading: (carShareId, tags) => ({
-      epochs: tags.map((t) => [t, epochOf(carShareId, t)] as const),
-      cleared,
-    }),
+    reading: (carShareId, tags) => {
+      const known = epochs.get(carShareId);
+      return { epochs: tags.map((t) => [t, known?.get(t) ?? 0] as const), cleared };
+    },
     put(carShareId, key, read, etag, expiresAt) {
       if (!usable() || read.cleared !== cleared || !current(carShareId, read.epochs)) return;
-      if (memos.size >= max) memos.clear();
-      memos.set(`${carShareId}\n${key}`, { etag, epochs: read.epochs, expiresAt });
+      if (memoCount >= max) {
+        memos.clear();
+        memoCount = 0;
+      }
+      let ofCarShare = memos.get(carShareId);
+      if (!ofCarShare) {
+        ofCarShare = new Map();
+        memos.set(carShareId, ofCarShare);
+      }
+      if (!ofCarShare.has(key)) memoCount += 1;
+      ofCarShare.set(key, { etag, epochs: read.epochs, expiresAt });
     },
     bumped(carShareId, tags) {
       // Full: a forgotten epoch would read 0 again, which memos taken before any bump hold; they go too.
-      if (epochs.size + tags.length > maxEpochs) clear();
-      for (const t of tags) epochs.set(`${carShareId}\n${t}`, ++bumps);
+      if (epochCount + tags.length > maxEpochs) clear();
+      let ofCarShare = epochs.get(carShareId);
+      if (!ofCarShare) {
+        ofCarShare = new Map();
+        epochs.set(carShareId, ofCarShare);
+      }
+      for (const t of tags) {
+        if (!ofCarShare.has(t)) epochCount += 1;
+        ofCarShare.set(t, ++bumps);
+      }
     },
     clear,
   };
