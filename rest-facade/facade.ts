@@ -84,6 +84,8 @@ export interface Revalidation {
 
 export interface Facade<C extends Caller = Caller> {
   middleware: Koa.Middleware;
+  /** Whether a path is the facade's to answer (and no other part of the service's). */
+  owns(path: string): boolean;
   /**
    * Whether a GET is one of the facade's cached routes (nothing else about it is known yet). Without a cache,
    * for a path that belongs to others, or a request the middleware would refuse: undefined.
@@ -207,5 +209,8 @@ export function createFacade<C extends Caller>(deps: FacadeDeps<C>): Facade<C> {
     return representationHeaders(etag, ttlOf(route));
   };
 
-  return { middleware, revalidation, notModified, templateOf, table, documents };
+  const owns = (path: string) =>
+    path === referencePath || path === TYPES_PATH || (routes.owns(path) && !excluded(path));
+
+  return { middleware, owns, revalidation, notModified, templateOf, table, documents };
 }

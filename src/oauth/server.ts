@@ -134,11 +134,14 @@ function selectSite(server: Pick<AuthServer, 'siteFor'>): Koa.Middleware {
  * Mounts the authorization servers at OAUTH_PATH: the guard, the request's car share's server, discovery answers,
  * the sign-in and consent pages, then that car share's oidc-provider.
  */
-export function mountAuthServer(koa: Koa, server: Pick<AuthServer, 'siteFor' | 'interactions'>): void {
+export function mountAuthServer(
+  koa: { use(middleware: Koa.Middleware): unknown },
+  server: Pick<AuthServer, 'siteFor' | 'interactions'>,
+): void {
   koa.use(oauthGuard(OAUTH_PATH));
   koa.use(selectSite(server));
   koa.use(discoveryScopes(OAUTH_PATH));
-  koa.use(server.interactions.routes());
+  koa.use(server.interactions.routes() as Koa.Middleware);
   koa.use((ctx, next) => {
     const site = ctx.state.oauth as OAuthSite | undefined;
     return site && underOAuth(ctx) ? site.mounted(ctx, next) : next();
