@@ -93,6 +93,24 @@ describe('a failing execution', () => {
   });
 });
 
+describe('the paths it owns', () => {
+  it('are those it answers, which the app lets skip everything mounted for other paths', () => {
+    const facade = createFacade({ schema, errors: errorTable, execute: async () => ({ data: null }) });
+    const owned = ['/api/cars', '/api/cars/1', '/api/nothing', '/api/openapi.json', '/json/reply/GetCar'];
+    const others = [
+      '/api/oauth',
+      '/api/oauth/token',
+      '/api/oauth/interaction/x',
+      '/graphql',
+      '/docs',
+      '/',
+      '/apix',
+    ];
+    expect(owned.filter((p) => !facade.owns(p))).toEqual([]);
+    expect(others.filter((p) => facade.owns(p))).toEqual([]);
+  });
+});
+
 describe('the error table', () => {
   it('is the one the facade is given: it keeps no statuses of its own', async () => {
     const t = await serve({
