@@ -10,6 +10,12 @@ import { clientCredentialsToken, userToken } from './tokens.js';
 
 type Tokens = { reader: string; user: string };
 
+/** The Node flags of the measured service: `npm start`'s, or those `BENCH_SERVICE_FLAGS` names instead. */
+const serviceFlags = (): string[] => {
+  const given = process.env.BENCH_SERVICE_FLAGS;
+  return given === undefined ? startFlags() : given.split(/\s+/).filter((w) => w.startsWith('--'));
+};
+
 export interface StartOptions {
   processes: Map<string, Variant>;
   db: pg.Client;
@@ -44,8 +50,9 @@ export async function startAll(
         ...extra,
       },
       true,
-      // As `npm start` runs it.
-      startFlags(),
+      // As `npm start` runs it, unless this run names other flags (`BENCH_SERVICE_FLAGS`, e.g. without
+      // `--expose-gc`: the service without forced collections, against L1 and L0 of the same run).
+      serviceFlags(),
     );
     o.processes.set(name, v);
     return v;
