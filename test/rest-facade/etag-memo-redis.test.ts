@@ -2,7 +2,8 @@
 // only a request that has passed the listening connection's barrier (`heard`), and a bump it hears voids it.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { etagOf, redisCache } from '../../rest-facade/cache.js';
+import { etagOf } from '../../rest-facade/cache.js';
+import { redisCache } from '../../rest-facade/cache.redis.js';
 import { redisKeys } from '../../src/http/redis-keys.js';
 
 const redis = new Redis('redis://127.0.0.1:6379/10');
