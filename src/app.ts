@@ -2,10 +2,8 @@
 // by the module that owns it; this file only decides the order and hands each what it needs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import type Router from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
 import Koa from 'koa';
-import compose from 'koa-compose';
 import { memoryCache } from '../rest-facade/cache.js';
 import { redisCache } from '../rest-facade/cache.redis.js';
 import { createFacade } from '../rest-facade/facade.js';
@@ -19,7 +17,6 @@ import { carShareEdge } from './car-share-edge.js';
 import type { CarShare } from './carshares/car-share.js';
 import type { CarShareRegistry } from './carshares/registry.js';
 import type { Config } from './config.js';
-import { createDashboard } from './dashboard/server.js';
 import { notifyNow } from './db/notify.js';
 import type { Orm } from './db/orm.js';
 import { createEdge } from './edge.js';
@@ -30,7 +27,6 @@ import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import type { GraphQLLimits } from './graphql/limits.js';
 import { identifyCaller, type RequestCaller } from './http/caller.js';
-import { healthRoutes } from './http/health.routes.js';
 import { sliceLargeBodies } from './http/large-bodies.js';
 import { rateLimitSettings } from './http/rate-limits.js';
 import { sharedRedis } from './http/redis.js';
@@ -38,19 +34,16 @@ import { redisKeys } from './http/redis-keys.js';
 import { clientGone } from './http/request-signal.js';
 import { routerTemplates } from './metrics/labels.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { mountedBesideFacade } from './mounted.js';
 import { answeringNotModified } from './not-modified.js';
 import { oauthTooManyRequests } from './oauth/edges.js';
-import { type AuthServer, mountAuthServer, OAUTH_PATH } from './oauth/server.js';
-import { createPlatformConsole } from './platform-console/server.js';
+import { type AuthServer, OAUTH_PATH } from './oauth/server.js';
 import type { Changed } from './shared/changes.js';
 import type { Clock } from './shared/clock.js';
 import { errorTable } from './shared/errors.js';
 import type { Logger } from './shared/log.js';
 import { cors } from './web/cors.js';
-import { docs } from './web/docs.js';
-import { graphiql } from './web/graphiql.js';
 import { guideFor, guideSettings } from './web/guide.js';
-import { landing } from './web/landing.js';
 
 export interface AppDeps {
   config: Pick<Config, 'TRUST_PROXY' | 'PUBLIC_URL'> &
@@ -203,19 +196,18 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   const koa = new Koa({ proxy: config.TRUST_PROXY });
   koa.on('error', edge.outsideChain);
-  // The routers mounted here, for the route label of a request refused before it reached them (a 429).
-  const routers: Router[] = [];
-  // Everything mounted between the rate limits and the REST facade serves paths of its own (pages, /graphql, health,
-  // the authorization servers, the dashboard, the console): it is composed into one step that a request for the
-  // facade's paths skips whole, instead of passing a dozen layers that each hand it on.
-  const servers: Koa.Middleware[] = [];
-  const mount = { use: (middleware: Koa.Middleware) => servers.push(middleware) };
-  const routes = (router: Router) => {
-    routers.push(router);
-    // The router's middleware asks for its own context type, which it adds itself.
-    servers.push(router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware);
-  };
-  const routerTemplate = routerTemplates(routers);
+  const mounted = await mountedBesideFacade({
+    orm,
+    metrics,
+    metricsToken: deps.metricsToken,
+    graphql,
+    oauth: deps.oauth,
+    caFile: deps.caFile,
+    localCaFile: deps.localCaFile,
+    clock,
+    log,
+  });
+  const routerTemplate = routerTemplates(mounted.routers);
   koa.use(edge.requestLog);
   koa.use(
     metrics.middleware((method, path) => facade.templateOf(method, path) ?? routerTemplate(method, path)),
@@ -231,27 +223,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const callers = new WeakMap<IncomingMessage, RequestCaller>();
   koa.use(identifyCaller(deps.authenticator, callers));
   koa.use(limits.middleware);
-  mount.use(landing());
-  mount.use(docs());
-  mount.use(graphiql());
-  routes(healthRoutes({ orm, metrics, metricsToken: deps.metricsToken }));
-  routes(graphql.router);
-  if (deps.oauth) {
-    routers.push(deps.oauth.interactions);
-    mountAuthServer(mount, deps.oauth);
-    // The operators dashboard of each car share, signed in through its authorization server as its first-party
-    // client.
-    const dashboard = {
-      siteFor: deps.oauth.siteFor,
-      caFile: deps.caFile,
-      localCaFile: deps.localCaFile,
-      clock,
-      log,
-    };
-    mount.use(await createDashboard({ ...dashboard, execute: graphql.executeWithToken }));
-    // The platform console (CONTRACT §22), before the platform API it shares /platform with (it leaves /platform/api).
-    mount.use(await createPlatformConsole({ ...dashboard, execute: graphql.executeWithToken }));
-  }
   const facadeDeps = {
     schema,
     errors: errorTable,
@@ -265,8 +236,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ...facadeDeps,
     guide: guideFor(guideSettings(config, deps.caFile, deps.localCaFile)),
   });
-  const others = compose(servers);
-  koa.use((ctx, next) => (facade.owns(ctx.path) ? next() : others(ctx, next)));
+  // What serves other paths (src/mounted.ts) is one step, skipped whole by a request for the facade's paths.
+  koa.use((ctx, next) => (facade.owns(ctx.path) ? next() : mounted.middleware(ctx, next)));
   koa.use(facade.middleware);
   // The platform API (CONTRACT §22): a facade of its own under /platform/api, on the default car share's host only;
   // on any other host the path is unknown (404).

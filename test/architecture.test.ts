@@ -88,6 +88,7 @@ const layers: readonly (readonly string[])[] = [
     'src/car-share-edge.ts',
     'src/background-invalidation.ts',
     'src/not-modified.ts',
+    'src/mounted.ts',
     'src/client-error.ts',
     'src/drain.ts',
     'src/modules.ts',
