@@ -6,7 +6,8 @@ import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { profileByUserId } from '../accounts/account.loaders.js';
 import { Profile } from '../accounts/profile.entity.js';
 import { carShareIdOf } from '../db/car-share-condition.js';
-import { plainRows, rowJson, runPrepared } from '../db/rows.js';
+import { runPrepared } from '../db/rows.js';
+import { type Read, type View, viewJson } from '../db/views.js';
 import type { Context } from '../graphql/context.js';
 import { Rating } from '../ratings/rating.entity.js';
 import { emptyRating, type RatingView, ratingBySubject } from '../ratings/rating.loaders.js';
@@ -47,64 +48,85 @@ export function selectedEmbeds(info: GraphQLResolveInfo): CarEmbeds {
   return e;
 }
 
-const anyOf = (e: CarEmbeds): boolean => e.rating || e.verifications || e.owner || e.ownerRating;
+export const anyEmbed = (e: CarEmbeds): boolean => e.rating || e.verifications || e.owner || e.ownerRating;
 
-type Row = Record<string, unknown>;
+/** The embeds a page's cars select: those of its `nodes`. */
+export function selectedPageEmbeds(info: GraphQLResolveInfo): CarEmbeds {
+  const e = { ...none };
+  for (const node of info.fieldNodes)
+    for (const f of fieldsOf(node.selectionSet))
+      if (f.name.value === 'nodes') {
+        const inner = selectedEmbeds({ fieldNodes: [f] } as unknown as GraphQLResolveInfo);
+        for (const k of Object.keys(e) as (keyof CarEmbeds)[]) e[k] ||= inner[k];
+      }
+  return e;
+}
+
 type Em = Context['em'];
 
 /**
- * The car and each embed as one `json` column (rowJson): a few values to receive instead of some 30 columns.
- * json, not jsonb: PostgreSQL writes it out as it builds it. Each table names the car share (one `?` each, before
- * the car's own two: the embeds come first in the statement).
+ * Each embed as one `json` column of its view (src/db/views.ts) over the car at `car`. Each table names the car
+ * share (one `?` each, before anything else of the statement: the embeds come first in its select list).
  */
-const parts = (em: Em): [keyof CarEmbeds, string][] => [
+const parts = (em: Em, car: string): [keyof CarEmbeds, string][] => [
   [
     'rating',
-    `(select ${rowJson(em, Rating, 'r')} from rating r
-      where r.car_share_id = ? and r.subject_type = 'Car' and r.subject_id = c.id)`,
+    `(select ${viewJson(em, Rating, 'r')} from rating r
+      where r.car_share_id = ? and r.subject_type = 'Car' and r.subject_id = ${car}.id)`,
   ],
   [
     'verifications',
-    `(select coalesce(json_agg(${rowJson(em, Verification, 'v')} order by v.kind asc), '[]') from verification v
-      where v.car_share_id = ? and v.subject_type = 'Car' and v.subject_id = c.id)`,
+    `(select coalesce(json_agg(${viewJson(em, Verification, 'v')} order by v.kind asc), '[]') from verification v
+      where v.car_share_id = ? and v.subject_type = 'Car' and v.subject_id = ${car}.id)`,
   ],
   [
     'owner',
-    `(select ${rowJson(em, Profile, 'p')} from profile p where p.car_share_id = ? and p.user_id = c.owner_id)`,
+    `(select ${viewJson(em, Profile, 'p')} from profile p where p.car_share_id = ? and p.user_id = ${car}.owner_id)`,
   ],
   [
     'ownerRating',
-    `(select ${rowJson(em, Rating, 'r')} from rating r
-      where r.car_share_id = ? and r.subject_type = 'UserAccount' and r.subject_id = c.owner_id)`,
+    `(select ${viewJson(em, Rating, 'r')} from rating r
+      where r.car_share_id = ? and r.subject_type = 'UserAccount' and r.subject_id = ${car}.owner_id)`,
   ],
 ];
 
-/** One statement text per combination of embeds (at most 16), built once, and how many embeds it reads. */
-const statements = new Map<string, { sql: string; embeds: number }>();
-function statementFor(em: Em, e: CarEmbeds): { sql: string; embeds: number } {
-  const key = `${+e.rating}${+e.verifications}${+e.owner}${+e.ownerRating}`;
-  let s = statements.get(key);
+/** The select list's embeds, one text per combination (at most 16) and alias, and how many `?` they hold. */
+const embedLists = new Map<string, { sql: string; embeds: number }>();
+export function embedColumns(em: Em, e: CarEmbeds, car: string): { sql: string; embeds: number } {
+  const key = `${+e.rating}${+e.verifications}${+e.owner}${+e.ownerRating}\n${car}`;
+  let s = embedLists.get(key);
   if (s === undefined) {
-    const columns = parts(em)
+    const columns = parts(em, car)
       .filter(([k]) => e[k])
       .map(([k, expr]) => `${expr} as "${k}"`);
-    s = {
-      sql: `select ${rowJson(em, Car, 'c')} as car, ${columns.join(', ')} from car c
-        where c.car_share_id = ? and c.id = ?`,
-      embeds: columns.length,
-    };
-    statements.set(key, s);
+    s = { sql: columns.map((c) => `, ${c}`).join(''), embeds: columns.length };
+    embedLists.set(key, s);
   }
   return s;
 }
 
-/** The columns of one read: the car, and the embeds asked for. */
-interface CarRow {
-  car: Row;
-  rating?: Row | null;
-  verifications?: Row[];
-  owner?: Row | null;
-  ownerRating?: Row | null;
+/** The embeds of one car as its statement returned them (json columns, parsed by pg). */
+export interface EmbedRow {
+  rating?: Read<RatingView> | null;
+  verifications?: View<Verification>[];
+  owner?: View<Profile> | null;
+  ownerRating?: Read<RatingView> | null;
+}
+
+/** Primes the embeds' loaders with what `row` read for `car`: the field resolvers then find them without SQL. */
+export function primeEmbeds(
+  ctx: Pick<Context, 'em' | 'loaders'>,
+  car: { id: string; ownerId: string },
+  row: EmbedRow,
+  e: CarEmbeds,
+): void {
+  const carRef = { subjectType: 'Car', subjectId: car.id } as const;
+  const ownerRef = { subjectType: 'UserAccount', subjectId: car.ownerId } as const;
+  const ratings = ratingBySubject(ctx);
+  if (e.rating) ratings.prime(carRef, row.rating ?? emptyRating(carRef));
+  if (e.ownerRating) ratings.prime(ownerRef, row.ownerRating ?? emptyRating(ownerRef));
+  if (e.verifications) verificationsBySubject(ctx).prime(carRef, row.verifications!);
+  if (e.owner) profileByUserId(ctx).prime(car.ownerId, row.owner ?? null);
 }
 
 /**
@@ -115,34 +137,25 @@ export async function loadCarWithEmbeds(
   ctx: Pick<Context, 'em' | 'loaders'>,
   id: string,
   e: CarEmbeds,
-): Promise<Car | null> {
+): Promise<Read<Car> | null> {
   const cars = carById(ctx);
-  if (!anyOf(e)) return cars.load(id);
-  const { sql, embeds } = statementFor(ctx.em, e);
-  const carShareId = carShareIdOf(ctx.em);
-  const [row] = await runPrepared<CarRow>(ctx.em, sql, [
-    ...Array.from({ length: embeds }, () => carShareId),
-    carShareId,
-    id,
-  ]);
+  if (!anyEmbed(e)) return cars.load(id);
+  const em = ctx.em;
+  const { sql, embeds } = embedColumns(em, e, 'c');
+  const carShareId = carShareIdOf(em);
+  // The car as one json value too: for one row, some 30 columns cost more to receive (pg's setup per column of
+  // every result) than one json value (test/bench, S2).
+  const [row] = await runPrepared<EmbedRow & { car: View<Car> }>(
+    em,
+    `select ${viewJson(em, Car, 'c')} as car${sql} from car c where c.car_share_id = ? and c.id = ?`,
+    [...Array.from({ length: embeds }, () => carShareId), carShareId, id],
+  );
   if (!row) {
     cars.prime(id, null);
     return null;
   }
-  const em = ctx.em;
-  const [car] = plainRows(em, Car, [row.car]) as [Car];
+  const car = row.car;
   cars.prime(id, car);
-  const carRef = { subjectType: 'Car', subjectId: car.id } as const;
-  const ownerRef = { subjectType: 'UserAccount', subjectId: car.ownerId } as const;
-  const ratings = ratingBySubject(ctx);
-  if (e.rating) ratings.prime(carRef, ratingOf(em, row.rating) ?? emptyRating(carRef));
-  if (e.ownerRating) ratings.prime(ownerRef, ratingOf(em, row.ownerRating) ?? emptyRating(ownerRef));
-  if (e.verifications)
-    verificationsBySubject(ctx).prime(carRef, plainRows(em, Verification, row.verifications!));
-  if (e.owner)
-    profileByUserId(ctx).prime(car.ownerId, row.owner ? plainRows(em, Profile, [row.owner])[0]! : null);
+  primeEmbeds(ctx, car, row, e);
   return car;
 }
-
-const ratingOf = (em: Em, row: Row | null | undefined): RatingView | undefined =>
-  row ? (plainRows(em, Rating, [row])[0] as RatingView) : undefined;

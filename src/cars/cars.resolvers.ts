@@ -15,7 +15,7 @@ import { type Car, CarSchema } from './car.entity.js';
 import { isCarOwner } from './car.loaders.js';
 import { type CarFilter, getCar, searchCars } from './car.queries.js';
 import type { CarDetailsInput } from './car-details.js';
-import { selectedEmbeds } from './car-embeds.js';
+import { selectedEmbeds, selectedPageEmbeds } from './car-embeds.js';
 import type { CarOccupancy } from './car-occupancy.js';
 import {
   type CreateUnavailabilityInput,
@@ -37,7 +37,8 @@ const selectsField = (info: GraphQLResolveInfo, name: string): boolean =>
 export function createCarsModule(occupancy: CarOccupancy): DomainModule {
   const resolvers: IResolvers<unknown, Context> = {
     Query: {
-      cars: (_: unknown, args: CarFilter, ctx: Context) => searchCars(ctx, occupancy, args),
+      cars: (_: unknown, args: CarFilter, ctx: Context, info: GraphQLResolveInfo) =>
+        searchCars(ctx, occupancy, args, selectedPageEmbeds(info)),
       car: (_: unknown, { id }: Id, ctx: Context, info: GraphQLResolveInfo) =>
         getCar(ctx, id, selectedEmbeds(info)),
       unavailabilities: (_: unknown, { carId, ...page }: CarRef & PageArgs, ctx: Context) =>

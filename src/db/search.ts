@@ -18,6 +18,11 @@ export interface SearchQuery {
   columns: Readonly<Record<string, string>>;
   /** Computed output columns: alias → trusted expression without placeholders (a search's distance). */
   computed?: Readonly<Record<string, string>>;
+  /**
+   * What each row returns (trusted), instead of the table's columns: expressions over the rows as `table.column`
+   * (a view, src/db/views.ts, and what it embeds), whose `?` take `selectParams`. The computed columns follow.
+   */
+  select?: { sql: string; params: readonly unknown[] };
 }
 
 export interface SearchResult<Row> {
@@ -48,12 +53,22 @@ export async function searchRows<Row extends object>(
   const computed = Object.entries(q.computed ?? {})
     .map(([alias, expr]) => `, ${expr} as "${alias}"`)
     .join('');
+  // The distinct rows go by the table's name too, so a select list reads them as it reads the table's.
   const source = page.distinct
-    ? `(select distinct on (${col(page.distinct)}) *${computed} from ${q.table} ${where} order by ${col(page.distinct)}, ${order}) d`
+    ? `(select distinct on (${col(page.distinct)}) *${computed} from ${q.table} ${where} order by ${col(page.distinct)}, ${order}) ${q.table}`
     : `${q.table} ${where}`;
-  const outer = page.distinct ? '' : computed;
-  const sql = `select *${outer}, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
-  const rows = await runRead<Row & { __total: string }>(em, sql, [...params, page.limit, page.offset]);
+  const alreadyComputed = Object.keys(q.computed ?? {})
+    .map((alias) => `, "${alias}"`)
+    .join('');
+  const outer = !page.distinct ? computed : q.select ? alreadyComputed : '';
+  const selected = q.select?.sql ?? '*';
+  const sql = `select ${selected}${outer}, count(*) over () as "__total" from ${source} order by ${order} limit ? offset ?`;
+  const rows = await runRead<Row & { __total: string }>(em, sql, [
+    ...(q.select?.params ?? []),
+    ...params,
+    page.limit,
+    page.offset,
+  ]);
   let total = rows.length > 0 ? Number(rows[0]!.__total) : 0;
   if (rows.length === 0 && page.offset > 0) {
     const countSql = page.distinct

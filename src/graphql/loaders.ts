@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { carShareIdOf } from '../db/car-share-condition.js';
 import { placeholders, readRows } from '../db/rows.js';
+import type { Read } from '../db/views.js';
 import type { Context } from './context.js';
 
 export type LoaderAccessor<K, V> = (ctx: Pick<Context, 'em' | 'loaders'>) => DataLoader<K, V, string>;
@@ -26,27 +27,31 @@ export function defineLoader<K, V>(
 
 /**
  * Rows of `table` by a unique column (`id`, `user_id`), one statement per batch, as plain rows shaped like the
- * entity (src/db/rows.ts): for reading, never for changing. A key no row has loads as null.
+ * entity (src/db/rows.ts): for reading, never for changing. A key no row has loads as null. A request that read the
+ * rows already may prime it with their views (src/db/views.ts).
  */
-export function rowsByUniqueKey<T extends object>(
+export function rowsByUniqueKey<T extends object, V extends Read<T> = T>(
   name: string,
   entity: EntityClass<T>,
   table: string,
   column: string,
   keyOf: (row: T) => string,
-): LoaderAccessor<string, T | null> {
-  return defineLoader<string, T | null>(name, async (em, keys) =>
-    byKey(
-      keys,
-      await readRows(
-        em,
-        entity,
-        `select * from ${table} where car_share_id = ? and ${column} in (${placeholders(keys.length)})`,
-        [carShareIdOf(em), ...keys],
-      ),
-      keyOf,
-      null,
-    ),
+): LoaderAccessor<string, V | null> {
+  // V is T, or Read<T> for a loader that requests may prime with views: the rows read here are T either way.
+  return defineLoader<string, V | null>(
+    name,
+    async (em, keys) =>
+      byKey(
+        keys,
+        await readRows(
+          em,
+          entity,
+          `select * from ${table} where car_share_id = ? and ${column} in (${placeholders(keys.length)})`,
+          [carShareIdOf(em), ...keys],
+        ),
+        keyOf,
+        null,
+      ) as (V | null)[],
   );
 }
 

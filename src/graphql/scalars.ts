@@ -33,10 +33,21 @@ const stringLiteral =
       return parse(ast.value);
     });
 
-export const DateTime = new GraphQLScalarType<Date, string>({
+/**
+ * Text already in the scalar's own form (`2026-07-03T12:00:00.000Z`): a read view's timestamp (src/db/views.ts),
+ * written as it is. Anything else is read as a date and written anew.
+ */
+const isIsoText = (v: string): boolean =>
+  v.length === 24 &&
+  v.charCodeAt(23) === 90 /* Z */ &&
+  v.charCodeAt(10) === 84 /* T */ &&
+  v.charCodeAt(19) === 46; /* . */
+
+export const DateTime = new GraphQLScalarType<Date | string, string>({
   name: 'DateTime',
   description: 'An instant in UTC, ISO 8601 with milliseconds: 2026-07-03T12:00:00.000Z',
   serialize: (v) => {
+    if (typeof v === 'string' && isIsoText(v)) return v;
     const d = v instanceof Date ? v : new Date(String(v));
     return d.toISOString();
   },

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { carShareIdOf } from '../db/car-share-condition.js';
 import { placeholders, readRows } from '../db/rows.js';
+import type { Read } from '../db/views.js';
 import { byKey, defineLoader } from '../graphql/loaders.js';
 import { boundedMemo } from '../shared/memo.js';
 import { Rating, type SubjectType } from './rating.entity.js';
@@ -65,7 +66,7 @@ export const emptyRating = (s: SubjectRef): RatingView => ({
   lastModifiedDateUtc: null,
 });
 
-export const ratingBySubject = defineLoader<SubjectRef, RatingView>(
+export const ratingBySubject = defineLoader<SubjectRef, Read<RatingView>>(
   'ratingBySubject',
   async (em, refs) => {
     const where = subjectsWhere(refs);

@@ -1,6 +1,7 @@
 // Verifications by id and by subject, batched per request, as plain rows (src/db/rows.ts): for reading only.
 import { carShareIdOf } from '../db/car-share-condition.js';
 import { readRows } from '../db/rows.js';
+import type { Read } from '../db/views.js';
 import { defineLoader, groupByKey, rowsByUniqueKey } from '../graphql/loaders.js';
 import type { SubjectType } from '../ratings/rating.entity.js';
 import { subjectsWhere } from '../ratings/rating.loaders.js';
@@ -20,7 +21,7 @@ export const verificationById = rowsByUniqueKey(
   (v) => v.id,
 );
 
-export const verificationsBySubject = defineLoader<SubjectRef, Verification[]>(
+export const verificationsBySubject = defineLoader<SubjectRef, Read<Verification>[]>(
   'verificationsBySubject',
   async (em, refs) => {
     const where = subjectsWhere(refs);

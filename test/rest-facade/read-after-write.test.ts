@@ -1,8 +1,8 @@
 // CONTRACT §28 "Your own writes": after a caller's write is answered, no cached or shared answer (nor a 304) from
 // before it reaches that caller, on one instance or across two sharing Redis. The race is made certain: a read of the
-// page is held in flight after it has read the rows as they were before the write (its next statement waits for an
-// advisory lock the test holds), the write is answered, the same caller asks for the page again, and only then is the
-// held read let go. Before the fix the second GET joined the held read and got its body, or a 304 for its ETag.
+// page is held in flight with the rows as they were before the write (its statement, whose snapshot is taken as it
+// starts, waits for an advisory lock the test holds before it reads them), the write is answered, the same caller
+// asks for the page again, and only then is the held read let go. Before the fix the second GET joined the held read and got its body, or a 304 for its ETag.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../factories/accounts.js';
@@ -14,7 +14,7 @@ import { REST_CAR, type RestEnv, startRest } from './support.js';
 const ROUNDS = 60;
 /** An advisory lock key of this file's own. */
 const HOLD = 610_283;
-/** The statement of the next read to hold, once armed: the page's embedded verifications, read after its cars. */
+/** The statement of the next read to hold, once armed: the page's own (its cars and their embeds). */
 let armed: RegExp | undefined;
 const rewrite = (statement: string): string => {
   if (!armed?.test(statement)) return statement;
@@ -66,7 +66,7 @@ const waiting = async (h: Harness): Promise<number> =>
 
 /**
  * Rounds of: the page as it is (`before`, another cache key with the same body); a read of the page held in flight
- * after reading its cars; a PATCH of a car answered; the same caller's GET of the page (half of them revalidating
+ * with the rows before the write; a PATCH of a car answered; the same caller's GET of the page (half of them revalidating
  * with `before`'s ETag); the held read let go. The GET after the write is never the held read's answer.
  */
 async function rounds(reader: RestEnv, writer: RestEnv, owner: TestUser, redis: boolean) {
@@ -82,7 +82,7 @@ async function rounds(reader: RestEnv, writer: RestEnv, owner: TestUser, redis: 
     const before = await reader.call('GET', `${page}&offset=0`, { token: readerToken });
     expect(modelOf(before)).toBe(model);
     const release = await holdLock(reader.h);
-    armed = /from verification where/;
+    armed = /count\(\*\) over \(\)/;
     const held = reader.call('GET', page, { token: readerToken });
     await until(async () => (await waiting(reader.h)) > 0);
 

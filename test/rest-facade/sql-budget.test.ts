@@ -1,5 +1,5 @@
 // The SQL budgets of issue 8 (research/performance.md §2.7), pinned without timing anything: a search of cars
-// with every embed (S1) costs at most 4 statements, the same for 1, 10 and 100 cars, one car with every embed (S2)
+// with every embed (S1) costs one statement, the same for 1, 10 and 100 cars, one car with every embed (S2)
 // costs one, a failed read runs once, and concurrent misses of one page compute it once. `npm run bench` measures the same
 // requests under load; this keeps them honest in CI.
 import { randomUUID } from 'node:crypto';
@@ -36,7 +36,7 @@ async function statements(path: string): Promise<{ count: number; body: any }> {
 }
 
 describe('SQL statements per request (issue 8 budgets)', () => {
-  it('S1: a search with embed=all costs at most 4 statements, the same for 1, 10 and 100 cars', async () => {
+  it('S1: a search with embed=all costs one statement, the same for 1, 10 and 100 cars', async () => {
     const counts = [];
     for (const limit of [1, 10, 100]) {
       const { count, body } = await statements(`/api/cars?embed=all&limit=${limit}`);
@@ -48,8 +48,7 @@ describe('SQL statements per request (issue 8 budgets)', () => {
       }
       counts.push(count);
     }
-    expect(counts[0]).toBeLessThanOrEqual(4);
-    expect(new Set(counts).size).toBe(1);
+    expect(counts).toEqual([1, 1, 1]);
   });
 
   it('concurrent requests for one uncached page compute it once (no stampede when an entry expires)', async () => {
@@ -62,7 +61,7 @@ describe('SQL statements per request (issue 8 budgets)', () => {
     const replies = await Promise.all(Array.from({ length: 10 }, () => env.call('GET', path, { token })));
     expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
-    expect(env.sql.length).toBeLessThanOrEqual(4);
+    expect(env.sql.length).toBe(1);
   });
 
   it('a failed read runs once: a car that does not exist costs the one statement that finds nothing', async () => {
