@@ -5,8 +5,9 @@ import type { CachedResponse, RedisKeyNames, ResponseCache } from './cache.js';
 import { etagMemo } from './etag-memo.js';
 
 /** An entry as Redis holds it. */
+/** An entry as Redis keeps it: JSON, its body as text. */
 interface Stored {
-  value: CachedResponse;
+  value: Omit<CachedResponse, 'body'> & { body: string };
   versions: Record<string, number>;
 }
 
@@ -107,7 +108,9 @@ export function redisCache(
         const raw = await redis.get(keys.carShare(carShareId, `${ENTRY}${key}`));
         if (!raw) return undefined;
         const s = JSON.parse(raw) as Stored;
-        return fresh(s.versions, await versionsOf(carShareId, Object.keys(s.versions))) ? s.value : undefined;
+        return fresh(s.versions, await versionsOf(carShareId, Object.keys(s.versions)))
+          ? { ...s.value, body: Buffer.from(s.value.body) }
+          : undefined;
       } catch (err) {
         onError(err);
         return undefined;
@@ -116,7 +119,7 @@ export function redisCache(
     versions: versionsOf,
     async set(carShareId, key, value, versions, ttl) {
       if (Object.values(versions).includes(UNKNOWN)) return;
-      const stored: Stored = { value, versions };
+      const stored: Stored = { value: { ...value, body: value.body.toString() }, versions };
       await redis
         .multi()
         .set(keys.carShare(carShareId, `${ENTRY}${key}`), JSON.stringify(stored), 'EX', ttl)

@@ -234,8 +234,8 @@ export function createHandler<C extends Caller>({
     if (route.status === 204) return send(ctx, 204, null, {});
 
     if (isGet && format === 'json') {
-      // JSON, the common case: written in one pass from the execution result (envelope.ts).
-      const body = jsonEnvelope(route, data, fields, nodes);
+      // JSON, the common case: written in one pass from the execution result (envelope.ts), and encoded once.
+      const body = Buffer.from(jsonEnvelope(route, data, fields, nodes));
       const rep: CachedResponse = {
         body,
         headers: { 'Content-Type': contentTypes.json },
@@ -251,7 +251,8 @@ export function createHandler<C extends Caller>({
     const url = requestUrl(ctx.originalUrl, base);
     const r = render(payload, format, url);
     if (isGet) {
-      const rep: CachedResponse = { body: r.body, headers: r.headers, etag: etagOf(r.body, carShareId) };
+      const body = Buffer.from(r.body);
+      const rep: CachedResponse = { body, headers: r.headers, etag: etagOf(body, carShareId) };
       if (deps.cache && cacheKey) await deps.cache.set(carShareId, cacheKey, rep, versions, ttl);
       flight.done?.(rep);
       return sendRepresentation(ctx, rep, ttl);

@@ -67,7 +67,7 @@ export function knownCaller<C extends Caller = Caller>(ctx: Koa.Context): C {
 export function send(
   ctx: Koa.Context,
   status: number,
-  body: string | null,
+  body: string | Buffer | null,
   headers: Record<string, string>,
 ): void {
   ctx.status = status;

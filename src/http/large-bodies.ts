@@ -1,5 +1,5 @@
-// Large text answers (a REST page of 100 cars with every embed is ~200 KB; /graphql the same) written in slices with
-// the socket's backpressure instead of one write: one write of the whole text makes Node copy it into one buffer
+// Large answers (a REST page of 100 cars with every embed is ~200 KB, encoded once: rest-facade/cache.ts; /graphql's
+// text the same) written in slices with the socket's backpressure instead of one write: one write of the whole text makes Node copy it into one buffer
 // and encrypt all of it at once, and both stay in malloc'd memory until the client has read it, ~400 KB per slow
 // connection. In slices, a connection holds a slice or two outside V8's heap while the text itself is read (bench,
 // 1,000 cars, one process: S1 / S4 peak 269 / 271 MB against 273–284 / 281–289, CPU per page unchanged).
@@ -11,7 +11,12 @@ const SLICE = 16 * 1024;
 export const sliceLargeBodies: Koa.Middleware = async (ctx, next) => {
   await next();
   const body = ctx.body;
-  if (typeof body !== 'string' || body.length < LARGE || ctx.method === 'HEAD' || !ctx.writable) return;
+  if (ctx.method === 'HEAD' || !ctx.writable) return;
+  if (Buffer.isBuffer(body)) {
+    if (body.length >= LARGE) writeSlices(ctx, body);
+    return;
+  }
+  if (typeof body !== 'string' || body.length < LARGE) return;
   // Koa has set the status and every header (Content-Length from the body) on the response already.
   ctx.respond = false;
   const res = ctx.res;
@@ -33,3 +38,22 @@ export const sliceLargeBodies: Koa.Middleware = async (ctx, next) => {
   };
   write();
 };
+
+/** An encoded body (the REST facade's, rest-facade/cache.ts) in slices that share its memory: nothing is copied. */
+function writeSlices(ctx: Koa.Context, body: Buffer): void {
+  ctx.respond = false;
+  const res = ctx.res;
+  let at = 0;
+  const write = () => {
+    while (at < body.length) {
+      const slice = body.subarray(at, Math.min(at + SLICE, body.length));
+      at += slice.length;
+      if (!res.write(slice)) {
+        res.once('drain', write);
+        return;
+      }
+    }
+    res.end();
+  };
+  write();
+}

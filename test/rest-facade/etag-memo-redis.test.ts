@@ -19,7 +19,7 @@ const cache = redisCache(redis, keys, undefined, {
   },
   listening: () => true,
 });
-const entry = { body: '{"Car":{}}', headers: {}, etag: etagOf('{"Car":{}}', 'cs1') };
+const entry = { body: Buffer.from('{"Car":{}}'), headers: {}, etag: etagOf('{"Car":{}}', 'cs1') };
 
 beforeAll(async () => {
   await cache.set('cs1', 'k', entry, await cache.versions('cs1', ['Car']), 60);

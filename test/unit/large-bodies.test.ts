@@ -1,5 +1,5 @@
-// Large text answers go out in slices with the socket's backpressure (src/http/large-bodies.ts): the client gets
-// the same bytes and Content-Length as from one write, a surrogate pair is never cut, HEAD and small answers are
+// Large answers, text or encoded, go out in slices with the socket's backpressure (src/http/large-bodies.ts): the
+// client gets the same bytes and Content-Length as from one write, a surrogate pair is never cut, HEAD and small answers are
 // left to Koa, and a client that leaves half-way costs nothing but the slices already written.
 import { once } from 'node:events';
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 /** A server answering `body` as JSON through the middleware, counting the writes of each response. */
-async function serve(body: string): Promise<{ port: number; writes: number[] }> {
+async function serve(body: string | Buffer): Promise<{ port: number; writes: number[] }> {
   const writes: number[] = [];
   const koa = new Koa();
   // A client that leaves is reported on Koa's error event (ECONNRESET), as for any answer cut short; not printed.
@@ -70,6 +70,15 @@ it('sends a large body in slices, byte for byte, with its Content-Length', async
   expect(r.bytes.equals(Buffer.from(large))).toBe(true);
   expect(r.length).toBe(String(Buffer.byteLength(large)));
   // 300 KB in 16 KB slices: many writes, not one.
+  expect(writes[0]).toBeGreaterThan(15);
+});
+
+it('sends a large encoded body in slices of its own memory, byte for byte, with its Content-Length', async () => {
+  const encoded = Buffer.from(large);
+  const { port, writes } = await serve(encoded);
+  const r = await get(port);
+  expect(r.bytes.equals(encoded)).toBe(true);
+  expect(r.length).toBe(String(encoded.length));
   expect(writes[0]).toBeGreaterThan(15);
 });
 
