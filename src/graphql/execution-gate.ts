@@ -20,15 +20,20 @@ export interface ExecutionGate {
   readonly waiting: number;
   /** The budget in use in the page and large lanes (cost units). */
   readonly inUse: number;
-  /** Small executions running now (the free lane counts executions, not cost). */
+  /** Small executions running now (a count, not their cost). */
   readonly freeRunning: number;
 }
 
 export interface GateOptions {
-  /** Executions costing at most this are small: they only wait when `freeAtOnce` of them already run. */
+  /** Executions costing at most this are small: they share `freeBudget`, and wait only when it is spent. */
   freeBelow: number;
-  /** How many small executions run at once. */
+  /** How many small executions run at once: each weighs at least `freeBudget / freeAtOnce`. */
   freeAtOnce: number;
+  /**
+   * What small executions running together may cost in all (default `freeAtOnce × freeBelow`: a count, whatever
+   * their cost). Below that default, the lane bounds what its executions may return, not only how many they are.
+   */
+  freeBudget?: number;
   /** Executions costing at most this (and more than `freeBelow`) are pages: they share `pageBudget`. */
   pagesBelow: number;
   /** What pages running together may cost in all. */
@@ -56,12 +61,15 @@ export interface GateOptions {
  * within the 5 s on one loaded several times over (test/bench/overload.ts served 12 pages/s there; with 16 times,
  * most of the queue waited 5 s to be refused). Past the bound a request is refused at once, which costs nothing.
  * Large queries take seconds each: there the waiting bound refuses what the length bound lets in.
- * The small lane lets 128 executions run at once: with 10 database connections, more only wait for one while
- * holding their memory.
+ * The small lane lets 128 single objects run at once: with 10 database connections, more only wait for one while
+ * holding their memory. It is weighted by cost like the others (issue 30): it let 128 short pages run at once
+ * whatever their rows, 51,200 objects against the page lane's 8,000; now at most 23 pages of 20 cars with every
+ * embed (cost 340 each) run together.
  */
 export const gateSizes = (maxCost: number): GateOptions => ({
   freeBelow: 400,
   freeAtOnce: 128,
+  freeBudget: 8_000,
   pagesBelow: 5_000,
   pageBudget: 8_000,
   budget: maxCost,
@@ -70,7 +78,7 @@ export const gateSizes = (maxCost: number): GateOptions => ({
 });
 
 export function createExecutionGate(
-  { freeBelow, freeAtOnce, pagesBelow, pageBudget, budget, queueFactor, maxWaitMs }: GateOptions,
+  { freeBelow, freeAtOnce, freeBudget, pagesBelow, pageBudget, budget, queueFactor, maxWaitMs }: GateOptions,
   /** Told each time a page or a large execution has left, e.g. to check the heap (heap-ceiling.ts). */
   afterQueued: () => void = () => undefined,
   /** Told each time an execution is refused, and why (a metric). */
@@ -78,12 +86,25 @@ export function createExecutionGate(
 ): ExecutionGate {
   const laneOf = (size: number, left: () => void) =>
     lane({ budget: size, maxQueued: queueFactor * size, maxWaitMs, left, shed });
-  const free = laneOf(freeAtOnce, () => undefined);
+  const freeTotal = freeBudget ?? freeAtOnce * freeBelow;
+  const freeFloor = freeTotal / freeAtOnce;
+  const free = laneOf(freeTotal, () => undefined);
   const pages = laneOf(pageBudget, afterQueued);
   const large = laneOf(budget, afterQueued);
+  let freeRunning = 0;
+  /** A small execution's slot, counted while it is held (released once, however often it is called). */
+  const counted = (leave: () => void) => {
+    freeRunning += 1;
+    let held = true;
+    return () => {
+      if (held) freeRunning -= 1;
+      held = false;
+      leave();
+    };
+  };
   const enter = (cost: number, signal?: AbortSignal) => {
-    // A small execution weighs one in its lane; the others weigh their cost, the whole budget at most.
-    if (cost <= freeBelow) return free.enter(1, signal);
+    // Each execution weighs its cost in its lane, the whole budget at most; a small one at least the free floor.
+    if (cost <= freeBelow) return free.enter(Math.max(cost, freeFloor), signal).then(counted);
     return cost <= pagesBelow
       ? pages.enter(Math.min(cost, pageBudget), signal)
       : large.enter(Math.min(cost, budget), signal);
@@ -97,7 +118,7 @@ export function createExecutionGate(
       return pages.inUse + large.inUse;
     },
     get freeRunning() {
-      return free.inUse;
+      return freeRunning;
     },
     enter,
     async run(cost, work, signal) {

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect, it, vi } from 'vitest';
-import { createExecutionGate } from '../../src/graphql/execution-gate.js';
+import { createExecutionGate, gateSizes } from '../../src/graphql/execution-gate.js';
 import { markAccepted, markArrived } from '../../src/http/arrival.js';
 import { clientGone } from '../../src/http/request-signal.js';
 
@@ -73,6 +73,64 @@ it('bounds pages by their own budget, never behind a large execution', async () 
   pages[1]!();
   huge();
   expect(gate.inUse).toBe(0);
+});
+
+it('bounds small executions by their cost too: as many cheap ones as before, fewer short pages', async () => {
+  // 100 at once at the floor (200 / 100 = 2 each); executions of cost 10 fill it twenty at a time.
+  const gate = createExecutionGate({ ...sizes, freeBudget: 200 });
+  const cheap = await Promise.all(Array.from({ length: 100 }, () => gate.enter(1)));
+  expect(gate.freeRunning).toBe(100);
+  let more = false;
+  const next = gate.enter(1).then((leave) => {
+    more = true;
+    return leave;
+  });
+  await tick();
+  expect(more).toBe(false);
+  for (const leave of cheap) leave();
+  (await next)();
+  expect(gate.freeRunning).toBe(0);
+  const pages = await Promise.all(Array.from({ length: 20 }, () => gate.enter(10)));
+  let twentyFirst = false;
+  const waiting = gate.enter(10).then((leave) => {
+    twentyFirst = true;
+    return leave;
+  });
+  await tick();
+  expect(twentyFirst).toBe(false);
+  expect(gate.waiting).toBe(1);
+  pages[0]!();
+  pages[0]!();
+  (await waiting)();
+  expect(twentyFirst).toBe(true);
+  for (const leave of pages.slice(1)) leave();
+  expect(gate.freeRunning).toBe(0);
+  expect(gate.waiting).toBe(0);
+});
+
+it("the service's sizes: 128 single cars at once, but only 23 pages of 20 cars with every embed", async () => {
+  const count = async (cost: number, n: number) => {
+    const gate = createExecutionGate(gateSizes(50_000));
+    const held: (() => void)[] = [];
+    // More than run at once, fewer than may wait besides: none is refused.
+    const all = Array.from({ length: n }, () => gate.enter(cost).then((leave) => held.push(leave)));
+    await tick();
+    const running = gate.freeRunning;
+    // Every one starts in turn as those before it leave.
+    let left = 0;
+    while (left < n) {
+      for (const leave of held.splice(0)) {
+        leave();
+        left += 1;
+      }
+      await tick();
+    }
+    await Promise.all(all);
+    expect(gate.freeRunning).toBe(0);
+    return running;
+  };
+  expect(await count(17, 140)).toBe(128);
+  expect(await count(340, 100)).toBe(23);
 });
 
 // CONTRACT §28 "Overload": every lane's queue is bounded in length and in waiting time, a waiter whose client hung
