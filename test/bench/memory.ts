@@ -2,7 +2,7 @@
 // scenario gets a fresh service process (so no scenario's peak carries into the next), compiled and started with
 // the Node flags of `npm start` (`startFlags()`), driven by 100 keep-alive connections; RSS, V8's heap (used, total,
 // new and old space), memory outside it and the process's CPU are sampled every 200 ms.
-// `npx tsx test/bench/memory.ts [--cars 1000] [--duration 8] [--only S1,S2,S3]`; `MEMORY_NODE_OPTIONS` adds flags.
+// `npx tsx test/bench/memory.ts [--cars 1000] [--duration 8] [--only S1,S1-27,S2,S3]`; `MEMORY_NODE_OPTIONS` adds flags.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +93,12 @@ try {
       await agent.close();
       const job = {
         S1: { path: S1, generator: { kind: 'unique' as const }, headers, expectStatus: 200 },
+        'S1-27': {
+          path: '/api/cars?limit=27&embed=all',
+          generator: { kind: 'unique' as const },
+          headers,
+          expectStatus: 200,
+        },
         S2: {
           path: `/api/cars/${page.Cars[0]!.Id}`,
           generator: { kind: 'unique' as const },
