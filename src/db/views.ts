@@ -7,8 +7,11 @@
 import type { EntityClass, EntityMetadata, EntityProperty } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-/** A view of `T`: its properties, with every timestamp as ISO 8601 text (`2026-07-03T12:00:00.000Z`). */
-export type View<T> = { [K in keyof T]: Text<T[K]> };
+/**
+ * A view of `T`: its properties but its car share's, with every timestamp as ISO 8601 text
+ * (`2026-07-03T12:00:00.000Z`).
+ */
+export type View<T> = { [K in Exclude<keyof T, 'carShareId'>]: Text<T[K]> };
 type Text<V> = V extends Date ? string : V;
 
 /** What a loader read for answering holds: the entity's plain row or its view; the DateTime scalar writes either. */
@@ -40,8 +43,12 @@ function viewValue(meta: EntityMetadata, p: EntityProperty, alias: string): stri
   return column;
 }
 
+/**
+ * The properties a view holds: every persisted one but the car share's. A read is of the request's car share, whose
+ * id on every car, rating, verification and profile was an eighth of a page's JSON.
+ */
 const persisted = (meta: EntityMetadata): EntityProperty[] =>
-  meta.props.filter((p) => p.persist !== false && p.fieldNames?.length === 1);
+  meta.props.filter((p) => p.persist !== false && p.fieldNames?.length === 1 && p.name !== 'carShareId');
 
 const memo = new Map<string, string>();
 function remembered(key: string, build: () => string): string {

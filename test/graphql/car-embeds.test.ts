@@ -32,12 +32,19 @@ async function loaded(ctx: Parameters<typeof carById>[0], carId: string) {
 
 const context = () => ({ em: scoped(h.orm), loaders: new Map<string, unknown>() });
 
-/** A plain row (or rows) as its view holds it: every Date as `toISOString`, everything else as it is. */
-function asView(value: unknown): unknown {
+/**
+ * A plain row (or rows) as its view holds it: no car share, every Date as `toISOString`, everything else as it is
+ * (a JSON value's own keys included).
+ */
+function asView(value: unknown, inJson = false): unknown {
   if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map(asView);
+  if (Array.isArray(value)) return value.map((v) => asView(v, inJson));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asView(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => inJson || k !== 'carShareId')
+      .map(([k, v]) => [k, asView(v, inJson || k === 'evidence')]),
+  );
 }
 
 /** Statements sent while `run` runs. */
