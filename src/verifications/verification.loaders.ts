@@ -36,13 +36,13 @@ export const verificationsBySubject = defineLoader<SubjectRef, Read<Verification
   key,
 );
 
-/** Whether every kind required of the subject is Verified. */
-export async function isSubjectVerified(
+/** Whether every kind required of the subject is Verified: at once when its verifications were primed. */
+export function isSubjectVerified(
   ctx: Parameters<typeof verificationsBySubject>[0],
   ref: SubjectRef,
-): Promise<boolean> {
-  const list = await verificationsBySubject(ctx).load(ref);
-  return requiredKinds[ref.subjectType].every((k) =>
-    list.some((v) => v.kind === k && v.status === 'Verified'),
-  );
+): boolean | Promise<boolean> {
+  const verified = (list: readonly Read<Verification>[]) =>
+    requiredKinds[ref.subjectType].every((k) => list.some((v) => v.kind === k && v.status === 'Verified'));
+  const list = verificationsBySubject(ctx).known(ref);
+  return list instanceof Promise ? list.then(verified) : verified(list);
 }
