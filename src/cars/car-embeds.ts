@@ -130,6 +130,21 @@ export function primeEmbeds(
 }
 
 /**
+ * The statement of one car with `columns`, made once for each: a text made anew per request was hashed anew to find
+ * its prepared statement (test/bench, S2). The car is one json value too: for one row, some 30 columns cost more to
+ * receive (pg's setup per column of every result) than one json value.
+ */
+const oneCarStatements = new WeakMap<object, string>();
+function oneCar(em: Em, columns: { sql: string; embeds: number }): string {
+  let sql = oneCarStatements.get(columns);
+  if (sql === undefined) {
+    sql = `select ${viewJson(em, Car, 'c')} as car${columns.sql} from car c where c.car_share_id = ? and c.id = ?`;
+    oneCarStatements.set(columns, sql);
+  }
+  return sql;
+}
+
+/**
  * Reads the car and the embeds asked for, and primes carById and the embeds' loaders with them (a car that does
  * not exist as null). Without embeds it is carById's own statement.
  */
@@ -141,15 +156,13 @@ export async function loadCarWithEmbeds(
   const cars = carById(ctx);
   if (!anyEmbed(e)) return cars.load(id);
   const em = ctx.em;
-  const { sql, embeds } = embedColumns(em, e, 'c');
+  const columns = embedColumns(em, e, 'c');
   const carShareId = carShareIdOf(em);
-  // The car as one json value too: for one row, some 30 columns cost more to receive (pg's setup per column of
-  // every result) than one json value (test/bench, S2).
-  const [row] = await runPrepared<EmbedRow & { car: View<Car> }>(
-    em,
-    `select ${viewJson(em, Car, 'c')} as car${sql} from car c where c.car_share_id = ? and c.id = ?`,
-    [...Array.from({ length: embeds }, () => carShareId), carShareId, id],
-  );
+  const [row] = await runPrepared<EmbedRow & { car: View<Car> }>(em, oneCar(em, columns), [
+    ...Array.from({ length: columns.embeds }, () => carShareId),
+    carShareId,
+    id,
+  ]);
   if (!row) {
     cars.prime(id, null);
     return null;

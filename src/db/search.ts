@@ -20,7 +20,7 @@ export interface SearchQuery {
   computed?: Readonly<Record<string, string>>;
   /**
    * What each row returns (trusted), instead of the table's columns: expressions over the rows as `table.column`
-   * (a view, src/db/views.ts, and what it embeds), whose `?` take `selectParams`. The computed columns follow.
+   * (a view, src/db/views.ts, and what it embeds), whose `?` take `params`. The computed columns follow.
    */
   select?: { sql: string; params: readonly unknown[] };
 }

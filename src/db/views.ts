@@ -31,6 +31,7 @@ const AS_THEY_ARE =
 function viewValue(meta: EntityMetadata, p: EntityProperty, alias: string): string {
   const column = `${alias}.${p.fieldNames[0]}`;
   const type = (p.columnTypes?.[0] ?? '').toLowerCase();
+  // Every timestamp column is a timestamptz (the migrations): written as UTC's wall clock whatever the session's zone.
   if (type.startsWith('timestamp')) return `to_char(${column} at time zone 'UTC', ${ISO})`;
   if (/^(numeric|decimal)\b/.test(type))
     // The decimal's JavaScript type: a string keeps its scale (`12.50`), a number is PostgreSQL's float8 (the
