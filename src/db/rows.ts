@@ -45,34 +45,6 @@ export function plainRows<T extends object>(em: EntityManager, entity: EntityCla
   return rows.map((r) => map(r) as T);
 }
 
-const jsonOfRows = new Map<string, string>();
-
-/**
- * `entity`'s row at `alias` as one `json` object built in SQL, keyed by column name like a row, so a statement
- * can return rows of several tables as a few columns (plainRows maps each back). The values are those pg gives in
- * text form: numeric and int8 as strings, as JSON numbers would drop a scale (`12.50`). A result of 30 columns
- * cost more to receive than its few json values (pg's per-column setup for every result; test/bench, S2).
- */
-export function rowJson(em: EntityManager, entity: EntityClass<object>, alias: string): string {
-  const meta = em.getMetadata().get(entity) as EntityMetadata;
-  const key = `${meta.className}\n${alias}`;
-  let sql = jsonOfRows.get(key);
-  if (sql === undefined) {
-    const pairs = meta.props
-      .filter((p) => p.persist !== false && p.fieldNames?.length === 1)
-      .map((p) => {
-        const column = p.fieldNames[0]!;
-        const asText = /^(numeric|decimal|bigint|int8)\b/.test(p.columnTypes?.[0] ?? '');
-        return `'${column}', ${alias}.${column}${asText ? '::text' : ''}`;
-      });
-    // PostgreSQL takes at most 100 arguments to a function: 50 columns.
-    if (pairs.length > 50) throw new Error(`rowJson: ${meta.className} has more than 50 columns`);
-    sql = `json_build_object(${pairs.join(', ')})`;
-    jsonOfRows.set(key, sql);
-  }
-  return sql;
-}
-
 /** Runs one read statement (in the request's transaction, if any) and returns plain objects. */
 export async function readRows<T extends object>(
   em: EntityManager,
