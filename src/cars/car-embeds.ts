@@ -2,7 +2,7 @@
 // statement that fills the request's loaders: the field resolvers then find them without SQL. A car by id with
 // every embed was four statements in two round trips; most of its CPU was the pg protocol work for them
 // (test/bench, S2).
-import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { profileByUserId } from '../accounts/account.loaders.js';
 import { Profile } from '../accounts/profile.entity.js';
 import { carShareIdOf } from '../db/car-share-condition.js';
@@ -32,10 +32,10 @@ function* fieldsOf(set: SelectionSetNode | undefined) {
   for (const s of set?.selections ?? []) if (s.kind === 'Field') yield s;
 }
 
-/** The embeds the car being resolved selects. */
-export function selectedEmbeds(info: GraphQLResolveInfo): CarEmbeds {
+/** The embeds of the cars that `fields` (a car's field nodes) select. */
+function embedsIn(fields: readonly FieldNode[]): CarEmbeds {
   const e = { ...none };
-  for (const node of info.fieldNodes)
+  for (const node of fields)
     for (const f of fieldsOf(node.selectionSet)) {
       const name = f.name.value;
       if (name === 'rating') e.rating = true;
@@ -48,19 +48,18 @@ export function selectedEmbeds(info: GraphQLResolveInfo): CarEmbeds {
   return e;
 }
 
-export const anyEmbed = (e: CarEmbeds): boolean => e.rating || e.verifications || e.owner || e.ownerRating;
+/** The embeds the car being resolved selects. */
+export const selectedEmbeds = (info: GraphQLResolveInfo): CarEmbeds => embedsIn(info.fieldNodes);
 
 /** The embeds a page's cars select: those of its `nodes`. */
-export function selectedPageEmbeds(info: GraphQLResolveInfo): CarEmbeds {
-  const e = { ...none };
-  for (const node of info.fieldNodes)
-    for (const f of fieldsOf(node.selectionSet))
-      if (f.name.value === 'nodes') {
-        const inner = selectedEmbeds({ fieldNodes: [f] } as unknown as GraphQLResolveInfo);
-        for (const k of Object.keys(e) as (keyof CarEmbeds)[]) e[k] ||= inner[k];
-      }
-  return e;
-}
+export const selectedPageEmbeds = (info: GraphQLResolveInfo): CarEmbeds =>
+  embedsIn(
+    info.fieldNodes.flatMap((page) =>
+      [...fieldsOf(page.selectionSet)].filter((f) => f.name.value === 'nodes'),
+    ),
+  );
+
+const anyEmbed = (e: CarEmbeds): boolean => e.rating || e.verifications || e.owner || e.ownerRating;
 
 type Em = Context['em'];
 
@@ -90,17 +89,31 @@ const parts = (em: Em, car: string): [keyof CarEmbeds, string][] => [
   ],
 ];
 
-/** The select list's embeds, one text per combination (at most 16) and alias, and how many `?` they hold. */
-const embedLists = new Map<string, { sql: string; embeds: number }>();
-export function embedColumns(em: Em, e: CarEmbeds, car: string): { sql: string; embeds: number } {
+/** A select list of the car at an alias and its embeds, and the values its `?` take. */
+export interface CarColumns {
+  /** The car's view as `car`, then each embed asked for as one `json` column of its view. */
+  select: string;
+  /** Each embed names the car share (one `?` each, before anything else of the statement). */
+  params(carShareId: string): string[];
+}
+
+/**
+ * The select list for `e` over the car at `car`, made once per combination (at most 16) and alias: a text made anew
+ * per request is hashed anew to find its prepared statement (test/bench, S2).
+ */
+const selectLists = new Map<string, CarColumns>();
+export function carColumns(em: Em, e: CarEmbeds, car: string): CarColumns {
   const key = `${+e.rating}${+e.verifications}${+e.owner}${+e.ownerRating}\n${car}`;
-  let s = embedLists.get(key);
+  let s = selectLists.get(key);
   if (s === undefined) {
-    const columns = parts(em, car)
+    const embeds = parts(em, car)
       .filter(([k]) => e[k])
-      .map(([k, expr]) => `${expr} as "${k}"`);
-    s = { sql: columns.map((c) => `, ${c}`).join(''), embeds: columns.length };
-    embedLists.set(key, s);
+      .map(([k, expr]) => `, ${expr} as "${k}"`);
+    s = {
+      select: `${viewJson(em, Car, car)} as car${embeds.join('')}`,
+      params: (carShareId) => embeds.map(() => carShareId),
+    };
+    selectLists.set(key, s);
   }
   return s;
 }
@@ -130,15 +143,14 @@ export function primeEmbeds(
 }
 
 /**
- * The statement of one car with `columns`, made once for each: a text made anew per request was hashed anew to find
- * its prepared statement (test/bench, S2). The car is one json value too: for one row, some 30 columns cost more to
- * receive (pg's setup per column of every result) than one json value.
+ * The statement of one car with `columns`, made once for each, as the select list is. The car is one json value:
+ * for one row, some 30 columns cost more to receive (pg's setup per column of every result) than one json value.
  */
-const oneCarStatements = new WeakMap<object, string>();
-function oneCar(em: Em, columns: { sql: string; embeds: number }): string {
+const oneCarStatements = new WeakMap<CarColumns, string>();
+function oneCar(columns: CarColumns): string {
   let sql = oneCarStatements.get(columns);
   if (sql === undefined) {
-    sql = `select ${viewJson(em, Car, 'c')} as car${columns.sql} from car c where c.car_share_id = ? and c.id = ?`;
+    sql = `select ${columns.select} from car c where c.car_share_id = ? and c.id = ?`;
     oneCarStatements.set(columns, sql);
   }
   return sql;
@@ -156,10 +168,10 @@ export async function loadCarWithEmbeds(
   const cars = carById(ctx);
   if (!anyEmbed(e)) return cars.load(id);
   const em = ctx.em;
-  const columns = embedColumns(em, e, 'c');
+  const columns = carColumns(em, e, 'c');
   const carShareId = carShareIdOf(em);
-  const [row] = await runPrepared<EmbedRow & { car: View<Car> }>(em, oneCar(em, columns), [
-    ...Array.from({ length: columns.embeds }, () => carShareId),
+  const [row] = await runPrepared<EmbedRow & { car: View<Car> }>(em, oneCar(columns), [
+    ...columns.params(carShareId),
     carShareId,
     id,
   ]);

@@ -1,14 +1,14 @@
 // Reading cars: the search with its visibility rule, filters and bookable period, and one car by id.
 import { carShareIdOf } from '../db/car-share-condition.js';
 import { searchRows } from '../db/search.js';
-import { type Read, type View, viewJson } from '../db/views.js';
+import type { Read, View } from '../db/views.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { checkRange, type Page, type PageArgs, pageRequest } from '../shared/pagination.js';
 import { Check } from '../shared/validation.js';
-import { Car } from './car.entity.js';
+import type { Car } from './car.entity.js';
 import { canSeeCar, seesAllCars } from './car.rules.js';
-import { type CarEmbeds, type EmbedRow, embedColumns, loadCarWithEmbeds, primeEmbeds } from './car-embeds.js';
+import { type CarEmbeds, carColumns, type EmbedRow, loadCarWithEmbeds, primeEmbeds } from './car-embeds.js';
 import { type NearInput, nearArgument, nearSql } from './car-near.js';
 import type { CarOccupancy } from './car-occupancy.js';
 
@@ -100,7 +100,7 @@ export async function searchCars(
     params.push(...occupied.params);
   }
   const em = ctx.em;
-  const embedded = embedColumns(em, embeds, 'car');
+  const selected = carColumns(em, embeds, 'car');
   const { rows, total } = await searchRows<EmbedRow & { car: View<Car>; distance_km?: number }>(
     em,
     {
@@ -109,10 +109,7 @@ export async function searchCars(
       params,
       columns: sortable,
       ...(nearby ? { computed: { distance_km: nearby.distanceKm } } : {}),
-      select: {
-        sql: `${viewJson(em, Car, 'car')} as car${embedded.sql}`,
-        params: Array.from({ length: embedded.embeds }, () => carShareIdOf(em)),
-      },
+      select: { sql: selected.select, params: selected.params(carShareIdOf(em)) },
     },
     page,
   );
