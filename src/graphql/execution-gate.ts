@@ -91,20 +91,9 @@ export function createExecutionGate(
   const free = laneOf(freeTotal, () => undefined);
   const pages = laneOf(pageBudget, afterQueued);
   const large = laneOf(budget, afterQueued);
-  let freeRunning = 0;
-  /** A small execution's slot, counted while it is held (released once, however often it is called). */
-  const counted = (leave: () => void) => {
-    freeRunning += 1;
-    let held = true;
-    return () => {
-      if (held) freeRunning -= 1;
-      held = false;
-      leave();
-    };
-  };
   const enter = (cost: number, signal?: AbortSignal) => {
     // Each execution weighs its cost in its lane, the whole budget at most; a small one at least the free floor.
-    if (cost <= freeBelow) return free.enter(Math.max(cost, freeFloor), signal).then(counted);
+    if (cost <= freeBelow) return free.enter(Math.max(cost, freeFloor), signal);
     return cost <= pagesBelow
       ? pages.enter(Math.min(cost, pageBudget), signal)
       : large.enter(Math.min(cost, budget), signal);
@@ -118,7 +107,7 @@ export function createExecutionGate(
       return pages.inUse + large.inUse;
     },
     get freeRunning() {
-      return freeRunning;
+      return free.running;
     },
     enter,
     async run(cost, work, signal) {

@@ -41,7 +41,10 @@ export const refusalError = (refusal: GateRefusal): GraphQLFormattedError => ({
 export interface Lane {
   enter(weight: number, signal: AbortSignal | undefined): Promise<() => void>;
   readonly waiting: number;
+  /** The weight running now. */
   readonly inUse: number;
+  /** The executions running now. */
+  readonly running: number;
 }
 
 export interface LaneOptions {
@@ -66,6 +69,7 @@ interface Waiter {
  */
 export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions): Lane {
   let inUse = 0;
+  let running = 0;
   let queued = 0;
   const queue: Waiter[] = [];
 
@@ -77,6 +81,7 @@ export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions):
       queue.shift();
       queued -= head.weight;
       inUse += head.weight;
+      running += 1;
       head.start();
     }
   };
@@ -86,6 +91,7 @@ export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions):
       if (released) return;
       released = true;
       inUse -= weight;
+      running -= 1;
       admit();
       left();
     };
@@ -102,10 +108,14 @@ export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions):
     get inUse() {
       return inUse;
     },
+    get running() {
+      return running;
+    },
     enter(weight, signal) {
       if (signal?.aborted) return Promise.reject(refusal('disconnected'));
       if (queue.length === 0 && fits(weight)) {
         inUse += weight;
+        running += 1;
         return Promise.resolve(releaser(weight));
       }
       if (queued + weight > maxQueued) return Promise.reject(refusal('queue_full'));
