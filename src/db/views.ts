@@ -51,28 +51,7 @@ function viewValue(meta: EntityMetadata, p: EntityProperty, alias: string): stri
 const persisted = (meta: EntityMetadata): EntityProperty[] =>
   meta.props.filter((p) => p.persist !== false && p.fieldNames?.length === 1 && p.name !== 'carShareId');
 
-const memo = new Map<string, string>();
-function remembered(key: string, build: () => string): string {
-  let sql = memo.get(key);
-  if (sql === undefined) {
-    sql = build();
-    memo.set(key, sql);
-  }
-  return sql;
-}
-
-const metaOf = (em: EntityManager, entity: EntityClass<object>) =>
-  em.getMetadata().get(entity) as EntityMetadata;
-
-/** The select list of `entity`'s view over `alias`: `alias.column as "property"`, each value as the view holds it. */
-export function viewColumns(em: EntityManager, entity: EntityClass<object>, alias: string): string {
-  const meta = metaOf(em, entity);
-  return remembered(`columns\n${meta.className}\n${alias}`, () =>
-    persisted(meta)
-      .map((p) => `${viewValue(meta, p, alias)} as "${p.name}"`)
-      .join(', '),
-  );
-}
+const jsonOfViews = new Map<string, string>();
 
 /**
  * `entity`'s view over `alias` as one `json` object, for a statement that returns the rows of several tables as a
@@ -80,11 +59,15 @@ export function viewColumns(em: EntityManager, entity: EntityClass<object>, alia
  * PostgreSQL writes it out as it builds it.
  */
 export function viewJson(em: EntityManager, entity: EntityClass<object>, alias: string): string {
-  const meta = metaOf(em, entity);
-  return remembered(`json\n${meta.className}\n${alias}`, () => {
+  const meta = em.getMetadata().get(entity) as EntityMetadata;
+  const key = `${meta.className}\n${alias}`;
+  let sql = jsonOfViews.get(key);
+  if (sql === undefined) {
     const pairs = persisted(meta).map((p) => `'${p.name}', ${viewValue(meta, p, alias)}`);
     // PostgreSQL takes at most 100 arguments to a function: 50 properties.
     if (pairs.length > 50) throw new Error(`views: ${meta.className} has more than 50 columns`);
-    return `json_build_object(${pairs.join(', ')})`;
-  });
+    sql = `json_build_object(${pairs.join(', ')})`;
+    jsonOfViews.set(key, sql);
+  }
+  return sql;
 }
