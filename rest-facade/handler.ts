@@ -233,30 +233,23 @@ export function createHandler<C extends Caller>({
     const data = result.data?.[route.field.name];
     if (route.status === 204) return send(ctx, 204, null, {});
 
-    if (isGet && format === 'json') {
-      // JSON, the common case: written in one pass from the execution result (envelope.ts), and encoded once.
-      const body = Buffer.from(jsonEnvelope(route, data, fields, nodes));
-      const rep: CachedResponse = {
-        body,
-        headers: { 'Content-Type': contentTypes.json },
-        etag: etagOf(body, carShareId),
-      };
+    /** A GET's answer: encoded once, kept, handed to the requests that waited for it, and sent. */
+    const represent = async (text: string, headers: Record<string, string>) => {
+      const body = Buffer.from(text);
+      const rep: CachedResponse = { body, headers, etag: etagOf(body, carShareId) };
       if (deps.cache && cacheKey) await deps.cache.set(carShareId, cacheKey, rep, versions, ttl);
       flight.done?.(rep);
-      return sendRepresentation(ctx, rep, ttl);
-    }
+      sendRepresentation(ctx, rep, ttl);
+    };
+    // JSON, the common case: written in one pass from the execution result (envelope.ts).
+    if (isGet && format === 'json')
+      return represent(jsonEnvelope(route, data, fields, nodes), { 'Content-Type': contentTypes.json });
     const payload = envelope(route, data, nodes, fields);
     // Absolute URLs (Location, the HTML form's links) begin with the car share's BaseUrl (CONTRACT §19).
     const base = carShareOf(ctx).baseUrl;
     const url = requestUrl(ctx.originalUrl, base);
     const r = render(payload, format, url);
-    if (isGet) {
-      const body = Buffer.from(r.body);
-      const rep: CachedResponse = { body, headers: r.headers, etag: etagOf(body, carShareId) };
-      if (deps.cache && cacheKey) await deps.cache.set(carShareId, cacheKey, rep, versions, ttl);
-      flight.done?.(rep);
-      return sendRepresentation(ctx, rep, ttl);
-    }
+    if (isGet) return represent(r.body, r.headers);
     const headers = { ...r.headers };
     if (route.status === 201) {
       const created = payload.rows[0];
