@@ -1,53 +1,47 @@
-// Rate limit windows shared by instances in Redis: sliding windows, a sorted set per key with one entry per unit,
-// several windows taken from at once, all or nothing, by one script. The takes a turn of the event loop asks for go
-// to Redis together, those of one caller as one.
-import { randomBytes } from 'node:crypto';
+// Rate limit windows shared by instances in Redis: fixed windows as CONTRACT §10 has them (and as the memory store
+// counts), one counter per key that expires with its window, several windows taken from at once, all or nothing, by
+// one script. The takes a turn of the event loop asks for go to Redis together, those of one caller as one.
 import type { Redis } from 'ioredis';
 import type { Take, Taken } from './ratelimit.store.js';
 
-// KEYS: the counters; ARGV: now (ms), the window (ms), then each key's limit and units, then a nonce unique to this
-// take. All or nothing: when one key lacks room, nothing is added anywhere. An entry's score is its time (ms); its
-// member is made unique by the nonce and the unit's number, so takes in the same millisecond, on any instance, each
-// count (a member named by the time alone was one entry for all of them).
+// KEYS: the counters; ARGV: now (ms), the window (ms), then each key's limit and units. All or nothing: when one key
+// lacks room, nothing is added anywhere. A key's window begins with its first unit (SET … PX) and ends when the key
+// expires; INCRBY keeps that expiry. O(1) per key whatever the limit: a sorted set with one entry per unit (a sliding
+// window) made Redis's work, and its memory, grow with the traffic it allowed.
 const TAKE = `
 local now = tonumber(ARGV[1])
 local duration = tonumber(ARGV[2])
-local nonce = ARGV[#ARGV]
 local out = {}
+local fresh = {}
 local passed = 1
 for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, 0, now - duration)
-  local count = redis.call('ZCARD', key)
-  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  local used = 0
   local endsAt = now + duration
-  if oldest[2] then endsAt = tonumber(oldest[2]) + duration end
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 then
+    used = tonumber(redis.call('GET', key) or '0')
+    endsAt = now + ttl
+  else
+    fresh[i] = true
+  end
   local max = tonumber(ARGV[1 + 2 * i])
   local units = tonumber(ARGV[2 + 2 * i])
-  if count + units > max then passed = 0 end
-  out[2 * i - 1] = max - count
-  out[2 * i] = math.floor(endsAt)
+  if used + units > max then passed = 0 end
+  out[2 * i - 1] = max - used
+  out[2 * i] = endsAt
 end
 if passed == 1 then
   for i, key in ipairs(KEYS) do
     local units = tonumber(ARGV[2 + 2 * i])
-    for u = 1, units do
-      redis.call('ZADD', key, now, nonce .. ':' .. u)
+    if units > 0 then
+      if fresh[i] then redis.call('SET', key, units, 'PX', duration) else redis.call('INCRBY', key, units) end
+      out[2 * i - 1] = out[2 * i - 1] - units
     end
-    if units > 0 then redis.call('PEXPIRE', key, duration) end
-    out[2 * i - 1] = out[2 * i - 1] - units
   end
 end
 table.insert(out, 1, passed)
 return out
 `;
-
-/** Unique across takes: this process's random part and a count. */
-const processPart = randomBytes(6).toString('base64url');
-let counted = 0;
-const nonce = (): string => {
-  counted = (counted + 1) % Number.MAX_SAFE_INTEGER;
-  return `${processPart}:${counted}`;
-};
 
 type Script = (n: number, ...args: (string | number)[]) => Promise<number[]>;
 type WithTake = Redis & { rateLimitTake?: Script };
@@ -81,7 +75,6 @@ async function run(db: WithTake, batch: Batch): Promise<Taken[]> {
       now,
       duration,
       ...takes.flatMap((t) => [t.max, t.units]),
-      nonce(),
     );
   const results = (await p.exec()) ?? [];
   return batch.map(({ takes }, i) => {

@@ -1,5 +1,5 @@
 // Where the rate limits' counts live: fixed windows in this process's memory (bounded, no sweep over every key),
-// or sliding windows in Redis (./ratelimit.redis.ts), several windows taken from at once, all or nothing: a request's
+// or in Redis (./ratelimit.redis.ts), several windows taken from at once, all or nothing: a request's
 // own window and its car share's ceiling, an action's units.
 
 /** One key's window: how many units it has used, and when it ends (epoch milliseconds). */

@@ -179,9 +179,35 @@ describe('takes in Redis asked for in one turn', () => {
       expect(taken.every((t) => t.passed)).toBe(true);
       expect(taken.map((t) => t.windows[0]!.remaining)).toEqual([19, 18, 17, 16, 15, 14, 13, 12, 11, 10]);
       expect(taken.map((t) => t.windows[1]!.remaining)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90]);
-      expect([await redis.zcard(key), await redis.zcard(ceiling)]).toEqual([10, 10]);
+      expect([await redis.get(key), await redis.get(ceiling)]).toEqual(['10', '10']);
+      // The window is fixed: it ends a minute after its first unit, whatever came after.
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(55_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
       expect(writes.filter((w) => w.length > 0).map((w) => w.length)).toEqual([1]);
     });
+  });
+
+  it('a window is fixed: it ends a window after its first unit, then a key counts afresh', async () => {
+    const redis = new Redis('redis://127.0.0.1:6379/8');
+    try {
+      const key = fresh();
+      const take = () => takeInRedis(redis, 400, [{ key, max: 2, units: 1 }]);
+      const first = await take();
+      await new Promise((r) => setTimeout(r, 150));
+      const second = await take();
+      const third = await take();
+      expect([first.passed, second.passed, third.passed]).toEqual([true, true, false]);
+      expect(third.windows[0]!.remaining).toBe(0);
+      // The later takes do not move the window's end (a sliding window would end 400 ms after each).
+      expect(Math.abs(second.windows[0]!.endsAt - first.windows[0]!.endsAt)).toBeLessThan(50);
+      await new Promise((r) => setTimeout(r, 300));
+      const after = await take();
+      expect(after.passed).toBe(true);
+      expect(after.windows[0]!.remaining).toBe(1);
+    } finally {
+      await redis.quit();
+    }
   });
 
   it('near a limit each stays all or nothing: of ten at once on a window of three, three pass', async () => {
@@ -199,7 +225,7 @@ describe('takes in Redis asked for in one turn', () => {
       );
       const passed = taken.map((t) => t.passed);
       expect(passed).toEqual([true, true, true, false, false, false, true, true, false, false]);
-      expect(await redis.zcard(ceiling)).toBe(5);
+      expect(await redis.get(ceiling)).toBe('5');
       // Two callers merged, both refused as wholes, then taken one by one: two writes, not ten.
       expect(writes.filter((w) => w.length > 0).map((w) => w.length)).toEqual([2, 10]);
     });
