@@ -1,7 +1,7 @@
 // The REST cache across instances (CONTRACT §10, §20): entries, their ETags and each car share's tag versions in
 // Redis, and each instance's memo of the ETags it read (./etag-memo.ts).
 import type { Redis } from 'ioredis';
-import type { CachedResponse, RedisKeyNames, ResponseCache } from './cache.js';
+import type { CachedResponse, CachedTag, RedisKeyNames, ResponseCache } from './cache.js';
 import { etagMemo } from './etag-memo.js';
 
 /** An entry as Redis holds it. */
@@ -117,12 +117,15 @@ export function redisCache(
       }
     },
     versions: versionsOf,
-    async set(carShareId, key, value, versions, ttl) {
+    async set(carShareId, key, value: CachedResponse | CachedTag, versions, ttl) {
       if (Object.values(versions).includes(UNKNOWN)) return;
-      const stored: Stored = { value: { ...value, body: value.body.toString() }, versions };
-      await redis
-        .multi()
-        .set(keys.carShare(carShareId, `${ENTRY}${key}`), JSON.stringify(stored), 'EX', ttl)
+      const m = redis.multi();
+      // Without a body (a key's first answer: `CachedTag`) only the ETag is written.
+      if ('body' in value) {
+        const stored: Stored = { value: { ...value, body: value.body.toString() }, versions };
+        m.set(keys.carShare(carShareId, `${ENTRY}${key}`), JSON.stringify(stored), 'EX', ttl);
+      }
+      await m
         .set(
           keys.carShare(carShareId, `${ETAG}${key}`),
           JSON.stringify({ etag: value.etag, versions }),

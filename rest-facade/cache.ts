@@ -16,8 +16,19 @@ export interface CachedResponse {
   etag: string;
 }
 
+/**
+ * What the first answer for a key leaves in the cache: its ETag, all a 304 needs (CONTRACT §10), without the body.
+ * The body is kept from the second answer on (the handler's `seen`): a page of 100 cars is ~200 KB, and URLs asked
+ * for once (every offset of a listing walked page by page) filled the cache's bytes with bodies nobody asked for
+ * again, pushing out those that were (test/bench, S1-20; in Redis, a write of each).
+ */
+export type CachedTag = Pick<CachedResponse, 'etag'>;
+
+const hasBody = (v: CachedResponse | CachedTag): v is CachedResponse => 'body' in v;
+
 /** Every method is of one car share's cache: its entries and tag versions are nobody else's. */
 export interface ResponseCache {
+  /** A fresh entry with its body; an entry holding only its ETag (`CachedTag`) is no answer here. */
   get(carShareId: string, key: string): Promise<CachedResponse | undefined>;
   /**
    * The ETag of a fresh entry, without its body: all a 304 needs (CONTRACT §10). In Redis a page's entry is some
@@ -39,7 +50,7 @@ export interface ResponseCache {
   set(
     carShareId: string,
     key: string,
-    value: CachedResponse,
+    value: CachedResponse | CachedTag,
     versions: Record<string, number>,
     ttlSeconds: number,
   ): Promise<void>;
@@ -83,6 +94,21 @@ export function memoKeys<V>(make: (input: string) => V, max = 10_000): (input: s
   };
 }
 
+/**
+ * Whether a key was given before (then true), remembering it (then false): a bounded set, emptied when full, so a
+ * flood of keys asked for once costs a few hundred kilobytes and, at worst, makes a repeated key's body wait for one
+ * more answer.
+ */
+export function seenBefore(max = 8_192): (key: string) => boolean {
+  const keys = new Set<string>();
+  return (key) => {
+    if (keys.has(key)) return true;
+    if (keys.size >= max) keys.clear();
+    keys.add(key);
+    return false;
+  };
+}
+
 /** RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored). */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
@@ -95,7 +121,7 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 /** An entry in memory: its tag versions as pairs, checked on every hit without building them again. */
 interface Held {
-  value: CachedResponse;
+  value: CachedResponse | CachedTag;
   pairs: readonly (readonly [string, number])[];
   expires: number;
 }
@@ -123,14 +149,15 @@ export function memoryCache(
   let bumps = 0;
   let bytes = 0;
   const versionOf = (carShareId: string, tag: string) => versions.get(`${carShareId}\n${tag}`) ?? 0;
-  const sizeOf = (key: string, s: Held) => 2 * key.length + s.value.body.length + 256;
+  const sizeOf = (key: string, s: Held) =>
+    2 * key.length + (hasBody(s.value) ? s.value.body.length : 0) + 256;
   const remove = (key: string) => {
     const s = entries.get(key);
     if (!s) return;
     bytes -= sizeOf(key, s);
     entries.delete(key);
   };
-  const get = async (carShareId: string, k: string) => {
+  const freshOf = (carShareId: string, k: string) => {
     const key = `${carShareId}\n${k}`;
     const s = entries.get(key);
     if (!s) return undefined;
@@ -139,9 +166,12 @@ export function memoryCache(
     return fresh ? s.value : undefined;
   };
   return {
-    get,
+    async get(carShareId, k) {
+      const v = freshOf(carShareId, k);
+      return v && hasBody(v) ? v : undefined;
+    },
     async etagOf(carShareId, k) {
-      return (await get(carShareId, k))?.etag;
+      return freshOf(carShareId, k)?.etag;
     },
     async versions(carShareId, tags) {
       return Object.fromEntries(tags.map((t) => [t, versionOf(carShareId, t)]));

@@ -2,7 +2,7 @@
 // envelope in the negotiated format, and the cache afterwards (writes make it stale elsewhere: invalidation.ts).
 import type Koa from 'koa';
 import { bindArguments } from './binding.js';
-import { type CachedResponse, digestOf, etagOf, matchesIfNoneMatch, memoKeys } from './cache.js';
+import { type CachedResponse, digestOf, etagOf, matchesIfNoneMatch, memoKeys, seenBefore } from './cache.js';
 import type { DocumentCache } from './document.js';
 import { envelope, jsonEnvelope } from './envelope.js';
 import { authHeaders, fieldError, fieldErrors, fromGraphQL, RestError } from './errors.js';
@@ -108,6 +108,8 @@ export function createHandler<C extends Caller>({
    * every connection at once (test/bench, S3: seconds of CPU every TTL, and the service's memory doubled).
    */
   const inFlight = new Map<string, Promise<CachedResponse | undefined>>();
+  /** Keys answered before: a key's first answer is kept as its ETag only, its body from the second on (cache.ts). */
+  const seen = seenBefore();
   interface Flight {
     done?: (r: CachedResponse | undefined) => void;
   }
@@ -237,7 +239,10 @@ export function createHandler<C extends Caller>({
     const represent = async (text: string, headers: Record<string, string>) => {
       const body = Buffer.from(text);
       const rep: CachedResponse = { body, headers, etag: etagOf(body, carShareId) };
-      if (deps.cache && cacheKey) await deps.cache.set(carShareId, cacheKey, rep, versions, ttl);
+      if (deps.cache && cacheKey) {
+        const kept = seen(`${carShareId}\n${cacheKey}`) ? rep : { etag: rep.etag };
+        await deps.cache.set(carShareId, cacheKey, kept, versions, ttl);
+      }
       flight.done?.(rep);
       sendRepresentation(ctx, rep, ttl);
     };

@@ -62,12 +62,25 @@ describe('one instance', () => {
     expect(r.status).toBe(200);
   });
 
-  it('a cache hit and a 304 run no SQL', async () => {
+  it('a cache hit and a 304 run no SQL; a key’s first answer is kept as its ETag, its body from the second', async () => {
     const first = await env.call('GET', `/api/cars/${carId}`, { token });
+    env.sql.length = 0;
+    // The first answer left its ETag: a revalidation needs nothing more.
+    const early = await env.call('GET', `/api/cars/${carId}`, {
+      token,
+      headers: { 'If-None-Match': first.headers.get('etag')! },
+    });
+    expect(early.status).toBe(304);
+    expect(env.sql).toEqual([]);
+    // Not its body: the second GET runs the query, and its answer is kept whole.
+    const second = await env.call('GET', `/api/cars/${carId}`, { token });
+    expect(second.text).toBe(first.text);
+    expect(env.sql.length).toBeGreaterThan(0);
     env.sql.length = 0;
     const hit = await env.call('GET', `/api/cars/${carId}`, { token });
     expect(hit.status).toBe(200);
     expect(hit.text).toBe(first.text);
+    expect(hit.headers.get('etag')).toBe(first.headers.get('etag'));
     const notModified = await env.call('GET', `/api/cars/${carId}`, {
       token,
       headers: { 'If-None-Match': first.headers.get('etag')! },
@@ -166,9 +179,38 @@ describe('two instances sharing Redis', () => {
     const tb = b.tokenFor(owner.actor);
     const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
     const path = `/api/cars/${carId}`;
+    // Asked for twice: a key's first answer leaves its ETag in Redis, the second its body too.
+    await a.call('GET', path, { token: ta });
     const etag = (await a.call('GET', path, { token: ta })).headers.get('etag')!;
     return { ta, tb, path, etag };
   };
+
+  it('a key asked for once leaves only its ETag in Redis, not its body', async () => {
+    await a.h.reset();
+    const owner = await createUser(a.h);
+    const ta = a.tokenFor(owner.actor);
+    const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
+    const redis = new Redis(REDIS_URL);
+    try {
+      // Keys are digests: what one GET adds is counted instead.
+      const count = async () => {
+        const ks = await redis.keys('*rest:cache:*');
+        const etags = ks.filter((k) => k.includes('rest:cache:etag:')).length;
+        return { etags, bodies: ks.filter((k) => !k.endsWith('rest:cache:versions')).length - etags };
+      };
+      const before = await count();
+      const added = async () => {
+        const now = await count();
+        return { etags: now.etags - before.etags, bodies: now.bodies - before.bodies };
+      };
+      await a.call('GET', `/api/cars/${carId}`, { token: ta });
+      expect(await added()).toEqual({ etags: 1, bodies: 0 });
+      await a.call('GET', `/api/cars/${carId}`, { token: ta });
+      expect(await added()).toEqual({ etags: 1, bodies: 1 });
+    } finally {
+      await redis.quit();
+    }
+  });
 
   it('a PATCH on one instance makes the other instance’s next GET fresh', async () => {
     await a.h.reset();
@@ -176,8 +218,9 @@ describe('two instances sharing Redis', () => {
     const ta = a.tokenFor(owner.actor);
     const tb = b.tokenFor(owner.actor);
     const carId = (await a.call('POST', '/api/cars', { token: ta, body: REST_CAR })).json.Car.Id;
+    await b.call('GET', `/api/cars/${carId}`, { token: tb });
     const onB = await b.call('GET', `/api/cars/${carId}`, { token: tb });
-    // The entry B stored is a hit on A as well: the cache is shared.
+    // The entry B stored (whole from its second answer) is a hit on A as well: the cache is shared.
     a.sql.length = 0;
     const onA = await a.call('GET', `/api/cars/${carId}`, { token: ta });
     expect(onA.text).toBe(onB.text);
