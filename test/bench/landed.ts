@@ -32,6 +32,20 @@ async function load<T>(dir: string, file: string): Promise<T> {
   return (await import(pathToFileURL(join(dir, 'test/bench', file)).href)) as T;
 }
 
+/** The packages (path@version) of `rev`'s lockfile that today's lockfile lacks or holds in another version. */
+function packagesMissing(rev: string): string[] {
+  type Lock = { packages: Record<string, { version?: string }> };
+  const lockAt = (r: string): Lock =>
+    JSON.parse(
+      execFileSync('git', ['show', `${r}:package-lock.json`], { cwd: root, maxBuffer: 1 << 28 }).toString(),
+    );
+  const then = lockAt(rev).packages;
+  const now = lockAt('HEAD').packages;
+  return Object.entries(then)
+    .filter(([path, p]) => path !== '' && now[path]?.version !== p.version)
+    .map(([path, p]) => `${path}@${p.version}`);
+}
+
 export async function startLanded(o: {
   rev: string;
   server: string;
@@ -56,8 +70,13 @@ export async function startLanded(o: {
   try {
     o.log(`landed code ${o.rev}: checking out and building`);
     execFileSync('git', ['worktree', 'add', '--detach', dir, o.rev], { cwd: root, stdio: 'ignore' });
-    // Its package.json and lockfile must be today's (the same packages): else its own `npm ci` would be needed.
-    execFileSync('git', ['diff', '--quiet', o.rev, 'HEAD', '--', 'package-lock.json'], { cwd: root });
+    // Today's node_modules serves it when every package its lockfile names is there in the same version (packages
+    // added since are no matter): else its own `npm ci` would be needed.
+    const missing = packagesMissing(o.rev);
+    if (missing.length > 0)
+      throw new Error(
+        `landed code ${o.rev} needs packages node_modules lacks: ${missing.slice(0, 5).join(', ')}`,
+      );
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
     type Processes = typeof import('./processes.js');
     const p = await load<Processes>(dir, 'processes.ts');
