@@ -17,7 +17,9 @@ local passed = 1
 for i, key in ipairs(KEYS) do
   local used = 0
   local endsAt = now + duration
-  local ttl = redis.call('PTTL', key)
+  -- A key of another type (the sorted set of the sliding windows counted before) starts afresh: SET replaces it.
+  local ttl = -2
+  if redis.call('TYPE', key)['ok'] == 'string' then ttl = redis.call('PTTL', key) end
   if ttl > 0 then
     used = tonumber(redis.call('GET', key) or '0')
     endsAt = now + ttl

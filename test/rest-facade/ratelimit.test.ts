@@ -210,6 +210,21 @@ describe('takes in Redis asked for in one turn', () => {
     }
   });
 
+  it('a key left as a sorted set by the sliding windows counted before starts afresh instead of failing', async () => {
+    const redis = new Redis('redis://127.0.0.1:6379/8');
+    try {
+      const key = fresh();
+      await redis.zadd(key, Date.now(), 'old:1', Date.now(), 'old:2');
+      await redis.pexpire(key, 60_000);
+      const taken = await takeInRedis(redis, 60_000, [{ key, max: 5, units: 1 }]);
+      expect(taken.passed).toBe(true);
+      expect(taken.windows[0]!.remaining).toBe(4);
+      expect([await redis.type(key), await redis.get(key)]).toEqual(['string', '1']);
+    } finally {
+      await redis.quit();
+    }
+  });
+
   it('near a limit each stays all or nothing: of ten at once on a window of three, three pass', async () => {
     await watched(async (redis, writes) => {
       const key = fresh();
