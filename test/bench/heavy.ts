@@ -10,8 +10,7 @@ import { Agent, fetch } from 'undici';
 import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
 import { serviceEnv, startAsNpmStart } from './processes.js';
-import { createDatabase, prepare, READER_SCOPES } from './setup.js';
-import { clientCredentialsToken } from './tokens.js';
+import { createDatabase, prepare, readerToken } from './setup.js';
 
 const { values: a } = parseArgs({ options: { cars: { type: 'string', default: '10000' } } });
 const size = { cars: Number(a.cars), bookings: 1000, users: 400 };
@@ -32,12 +31,7 @@ try {
     // e.g. `--max-semi-space-size=64`: how V8's young generation changes the peak.
     ...(process.env.HEAVY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HEAVY_NODE_OPTIONS } : {}),
   });
-  const token = await clientCredentialsToken(
-    origin,
-    readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8'),
-    prepared.reader,
-    READER_SCOPES,
-  );
+  const token = await readerToken(origin, dataDir, prepared.reader);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const small = async () => {
     const t = performance.now();

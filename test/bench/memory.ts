@@ -20,8 +20,7 @@ import {
   startFlags,
   startVariant,
 } from './processes.js';
-import { createDatabase, prepare, READER_SCOPES } from './setup.js';
-import { clientCredentialsToken } from './tokens.js';
+import { createDatabase, prepare, readerToken } from './setup.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -106,12 +105,7 @@ try {
     id: string,
     flags: string,
   ) => {
-    const token = await clientCredentialsToken(
-      origin,
-      readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8'),
-      prepared.reader,
-      READER_SCOPES,
-    );
+    const token = await readerToken(origin, dataDir, prepared.reader);
     const headers = { authorization: `Bearer ${token}` };
     const agent = new Agent({ connect: { ca: tls.cert } });
     const first = await fetch(`${origin}${S1}`, { headers, dispatcher: agent });

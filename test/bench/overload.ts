@@ -13,8 +13,7 @@ import { loadCertificate } from '../../src/tls.js';
 import { freePort } from '../support/port.js';
 import type { ProbeStats } from './probe.js';
 import { buildCompiled, serviceEnv, startAsNpmStart } from './processes.js';
-import { createDatabase, prepare, READER_SCOPES } from './setup.js';
-import { clientCredentialsToken } from './tokens.js';
+import { createDatabase, prepare, readerToken } from './setup.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -50,12 +49,7 @@ try {
     serviceEnv({ databaseUrl: database.url, dataDir, port, logLevel: 'silent' }),
     true,
   );
-  const token = await clientCredentialsToken(
-    origin,
-    readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8'),
-    prepared.reader,
-    READER_SCOPES,
-  );
+  const token = await readerToken(origin, dataDir, prepared.reader);
   const headers = { authorization: `Bearer ${token}` };
   let n = 0;
   const pagePath = () => {

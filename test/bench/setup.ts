@@ -1,12 +1,14 @@
 // The bench's own database on the machine's PostgreSQL: created fresh, migrated by the service's migrations,
 // seeded, given the client applications the scenarios use, and dropped at the end.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hash } from '@node-rs/argon2';
 import pg from 'pg';
 import { createClientFromCli } from '../../src/clientapps/client-application.cli.js';
 import { openDatabase } from '../../src/db/database.js';
 import { entities } from '../../src/modules.js';
 import { BENCH_PASSWORD, type SeedSize, seed } from './seed.js';
-import type { Client } from './tokens.js';
+import { type Client, clientCredentialsToken } from './tokens.js';
 
 export interface BenchDatabase {
   name: string;
@@ -106,3 +108,12 @@ export async function prepare(url: string, dataDir: string, size: SeedSize): Pro
     await db.close();
   }
 }
+
+/** A token of the bench's reader client, from a service whose certificate lies in `dataDir` (made on first start). */
+export const readerToken = (origin: string, dataDir: string, reader: Client): Promise<string> =>
+  clientCredentialsToken(
+    origin,
+    readFileSync(join(dataDir, 'tls', 'localhost.crt'), 'utf8'),
+    reader,
+    READER_SCOPES,
+  );
