@@ -2,7 +2,7 @@
 // a seeded database; the largest document the limits allow (cost 50,000) runs, alone and two at once, while
 // `GET /api/cars?limit=1` is timed every 50 ms and the service's RSS sampled; then the 600-alias document that
 // must be refused. `npx tsx test/bench/heavy.ts [--cars 10000]`.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
