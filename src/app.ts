@@ -59,7 +59,6 @@ export interface AppDeps {
         | 'REFRESH_TOKEN_TTL_SECONDS'
         | 'GRAPHQL_MAX_DEPTH'
         | 'GRAPHQL_MAX_COST'
-        | 'HEAP_CEILING_MB'
         | 'UNKNOWN_HOST'
         | 'RATE_LIMIT_CAR_SHARE_PER_MINUTE'
         | 'REDIS_KEY_PREFIX'
@@ -179,7 +178,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
     authenticator: deps.authenticator,
     maxDepth: config.GRAPHQL_MAX_DEPTH,
     maxCost: config.GRAPHQL_MAX_COST,
-    heapCeilingMb: config.HEAP_CEILING_MB,
     gate: deps.gate,
     afterMutation: staleAfter,
     // CONTRACT §28: each mutation root field of a /graphql document counts, not only the request.

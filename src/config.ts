@@ -59,9 +59,6 @@ const envSchema = z.object({
     .optional(),
   GRAPHQL_MAX_DEPTH: positiveInt.default(12),
   GRAPHQL_MAX_COST: positiveInt.default(50_000),
-  // Used heap above which a page or large query, once done, is followed by a full collection (heap-ceiling.ts);
-  // it needs `--expose-gc`, which `npm start` passes. 0 leaves collection to V8 alone.
-  HEAP_CEILING_MB: z.coerce.number().int().min(0).default(96),
   // Many car shares on one deployment (CONTRACT §19–§26).
   UNKNOWN_HOST: z.enum(['default', 'reject']).default('default'),
   DEFAULT_CAR_SHARE_NAME: z.string().trim().min(3).max(100).default('Carshare'),

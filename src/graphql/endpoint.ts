@@ -23,7 +23,6 @@ import { graphqlBody } from './body.js';
 import { type Context, createContext } from './context.js';
 import { createExecution } from './execution.js';
 import { createExecutionGate, type GateOptions, gateSizes } from './execution-gate.js';
-import { exposedFullCollection, heapCeiling } from './heap-ceiling.js';
 import { inProcessExecutor } from './in-process.js';
 import { graphqlLimits } from './limits.guard.js';
 import type { GraphQLLimits } from './limits.js';
@@ -39,8 +38,6 @@ export interface GraphQLDeps {
   authenticator: Authenticator;
   maxDepth?: number | undefined;
   maxCost?: number | undefined;
-  /** Used heap (MB) above which a queued execution is followed by a full collection; 0 or unset: none. */
-  heapCeilingMb?: number | undefined;
   /** Told the root fields of every mutation once it has run, whichever client ran it, and its car share. */
   afterMutation(fields: string[], carShareId: string): Promise<void>;
   /** The rate limits' count of a document's mutation fields (CONTRACT §28); /graphql counts none when absent. */
@@ -95,33 +92,14 @@ export async function createGraphQL(deps: GraphQLDeps): Promise<GraphQLEndpoint>
   const limits: GraphQLLimits = { maxDepth: deps.maxDepth ?? 12, maxCost: deps.maxCost ?? 50_000 };
   // Single objects and short pages run at once; pages and larger executions queue for budgets of their own
   // (docs/decisions.md: the limits and why).
-  // After a page or a large query, a full collection when the heap is above its ceiling (heap-ceiling.ts); the
-  // ceiling grows by half of what is live, as `npm start`'s `--heap-growing-percent=50` lets V8's own limit grow.
-  const collections = deps.metrics.counter(
-    'heap_ceiling_collections_total',
-    'Full collections made because the used heap was above its ceiling after a page or large query',
-  );
-  const ceiling = heapCeiling({
-    floorBytes: (deps.heapCeilingMb ?? 0) * 1_048_576,
-    growth: 1.5,
-    collect: deps.heapCeilingMb ? exposedFullCollection() : undefined,
-    collected: () => collections.inc(),
-  });
-  deps.metrics.gauge(
-    'heap_ceiling_bytes',
-    'Used heap above which a page or large query is followed by a full collection (0: off, or no --expose-gc)',
-    () => ceiling.bytes,
-  );
   // Refusals (CONTRACT §28 "Overload") by reason, and what waits now.
   const shed = deps.metrics.counter(
     'graphql_gate_shed_total',
     'Executions refused by the execution gate (answered 503) or dropped because their client hung up, by reason',
     ['reason'],
   );
-  const gate = createExecutionGate(
-    { ...gateSizes(limits.maxCost), ...deps.gate },
-    () => ceiling.check(),
-    (reason) => shed.inc({ reason }),
+  const gate = createExecutionGate({ ...gateSizes(limits.maxCost), ...deps.gate }, (reason) =>
+    shed.inc({ reason }),
   );
   deps.metrics.gauge(
     'graphql_gate_waiting',

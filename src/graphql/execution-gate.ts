@@ -79,18 +79,15 @@ export const gateSizes = (maxCost: number): GateOptions => ({
 
 export function createExecutionGate(
   { freeBelow, freeAtOnce, freeBudget, pagesBelow, pageBudget, budget, queueFactor, maxWaitMs }: GateOptions,
-  /** Told each time a page or a large execution has left, e.g. to check the heap (heap-ceiling.ts). */
-  afterQueued: () => void = () => undefined,
   /** Told each time an execution is refused, and why (a metric). */
   shed: (reason: ShedReason) => void = () => undefined,
 ): ExecutionGate {
-  const laneOf = (size: number, left: () => void) =>
-    lane({ budget: size, maxQueued: queueFactor * size, maxWaitMs, left, shed });
+  const laneOf = (size: number) => lane({ budget: size, maxQueued: queueFactor * size, maxWaitMs, shed });
   const freeTotal = freeBudget ?? freeAtOnce * freeBelow;
   const freeFloor = freeTotal / freeAtOnce;
-  const free = laneOf(freeTotal, () => undefined);
-  const pages = laneOf(pageBudget, afterQueued);
-  const large = laneOf(budget, afterQueued);
+  const free = laneOf(freeTotal);
+  const pages = laneOf(pageBudget);
+  const large = laneOf(budget);
   const enter = (cost: number, signal?: AbortSignal) => {
     // Each execution weighs its cost in its lane, the whole budget at most; a small one at least the free floor.
     if (cost <= freeBelow) return free.enter(Math.max(cost, freeFloor), signal);

@@ -52,8 +52,6 @@ export interface LaneOptions {
   /** What may wait, in weight. */
   maxQueued: number;
   maxWaitMs: number;
-  /** Told once per execution that leaves. */
-  left: () => void;
   /** Told once per execution refused. */
   shed: (reason: ShedReason) => void;
 }
@@ -67,7 +65,7 @@ interface Waiter {
  * A weighted semaphore, first come first served: a heavy one at the head is not overtaken by lighter ones forever.
  * A waiter leaves the queue when it starts, when it has waited `maxWaitMs`, or when its signal aborts.
  */
-export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions): Lane {
+export function lane({ budget, maxQueued, maxWaitMs, shed }: LaneOptions): Lane {
   let inUse = 0;
   let running = 0;
   let queued = 0;
@@ -93,7 +91,6 @@ export function lane({ budget, maxQueued, maxWaitMs, left, shed }: LaneOptions):
       inUse -= weight;
       running -= 1;
       admit();
-      left();
     };
   };
   const refusal = (reason: ShedReason) => {

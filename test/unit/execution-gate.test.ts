@@ -144,7 +144,7 @@ const refusalOf = (p: Promise<unknown>) =>
 
 it('refuses an execution at once when its lane already queues as much as the lane runs at once', async () => {
   const shed: string[] = [];
-  const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+  const gate = createExecutionGate(bounded, (reason) => shed.push(reason));
   // Pages: 250 may run and 250 may wait.
   const running = [await gate.enter(100), await gate.enter(100)];
   const queued = [gate.enter(100), gate.enter(100)];
@@ -165,7 +165,7 @@ it('refuses an execution that waited longer than the bound, and admits those beh
   vi.useFakeTimers();
   try {
     const shed: string[] = [];
-    const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+    const gate = createExecutionGate(bounded, (reason) => shed.push(reason));
     const huge = await gate.enter(50_000);
     const waiting = refusalOf(gate.enter(600));
     await vi.advanceTimersByTimeAsync(999);
@@ -183,7 +183,7 @@ it('refuses an execution that waited longer than the bound, and admits those beh
 
 it('drops a waiter whose client hung up: it never starts, and those behind it move up', async () => {
   const shed: string[] = [];
-  const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+  const gate = createExecutionGate(bounded, (reason) => shed.push(reason));
   const running = [await gate.enter(100), await gate.enter(100)];
   // A third page of 100 is over the budget of 250: it waits at the head, and the page of 50 behind it waits too.
   const client = new AbortController();
@@ -228,7 +228,7 @@ it('counts the wait from when the request arrived, not from when it joined the q
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
   try {
     const shed: string[] = [];
-    const gate = createExecutionGate(bounded, undefined, (reason) => shed.push(reason));
+    const gate = createExecutionGate(bounded, (reason) => shed.push(reason));
     const huge = await gate.enter(50_000);
     // A request accepted now, whose turn at the gate comes 800 ms later (a TLS handshake behind a busy event loop).
     const socket = new EventEmitter();
