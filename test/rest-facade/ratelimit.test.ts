@@ -7,6 +7,7 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RateVerdict, rateLimiter, rateLimits } from '../../rest-facade/ratelimit.js';
 import { takeInRedis } from '../../rest-facade/ratelimit.redis.js';
+import type { Taken } from '../../rest-facade/ratelimit.store.js';
 import { errorTable } from '../../src/shared/errors.js';
 import { createUser } from '../factories/accounts.js';
 import { waitFor } from '../support/wait.js';
@@ -186,6 +187,96 @@ describe('takes in Redis asked for in one turn', () => {
       expect(ttl).toBeLessThanOrEqual(60_000);
       expect(writes.filter((w) => w.length > 0).map((w) => w.length)).toEqual([1]);
     });
+  });
+
+  it('takes asked for while a batch is out wait for its answer and go together as the next batch', async () => {
+    await watched(async (redis, writes) => {
+      // The first batch's write reaches Redis 60 ms late: the takes of the turns meanwhile must not go on their own.
+      const write = redis.stream.write;
+      let held = false;
+      redis.stream.write = ((chunk: unknown, ...rest: never[]) => {
+        if (held) return write.call(redis.stream, chunk as never, ...rest);
+        held = true;
+        setTimeout(() => write.call(redis.stream, chunk as never, ...rest), 60);
+        return true;
+      }) as typeof redis.stream.write;
+      const key = fresh();
+      const take = () => takeInRedis(redis, 60_000, [{ key, max: 10, units: 1 }]);
+      const first = take();
+      const later: Promise<Taken>[] = [];
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        later.push(Promise.resolve(take()));
+      }
+      const taken = [await first, ...(await Promise.all(later))];
+      expect(taken.map((t) => [t.passed, t.windows[0]!.remaining])).toEqual([
+        [true, 9],
+        [true, 8],
+        [true, 7],
+        [true, 6],
+      ]);
+      // Two writes of one script each: the three later takes, one caller's, went as one.
+      expect(writes.filter((w) => w.length > 0).map((w) => w.length)).toEqual([1, 1]);
+      expect(await redis.get(key)).toBe('4');
+    });
+  });
+
+  it('far from the limit a take is answered at once from what Redis last said, and counted there with the next batch', async () => {
+    await watched(async (redis, writes) => {
+      const key = fresh();
+      const take = () => takeInRedis(redis, 60_000, [{ key, max: 10_000, units: 1 }]);
+      const first = take();
+      expect(first).toBeInstanceOf(Promise);
+      expect((await first).windows[0]!.remaining).toBe(9_999);
+      const at = Date.now();
+      const now = Array.from({ length: 5 }, take);
+      // Answered in this turn, with what remains in this instance's count.
+      expect(now.some((t) => t instanceof Promise)).toBe(false);
+      expect(now.map((t) => (t as Taken).windows[0]!.remaining)).toEqual([9_998, 9_997, 9_996, 9_995, 9_994]);
+      expect((now[0] as Taken).windows[0]!.endsAt).toBeGreaterThan(at + 55_000);
+      await waitFor(async () => ((await redis.get(key)) === '6' ? true : undefined), {
+        timeoutMs: 2000,
+        everyMs: 10,
+        what: 'the five granted takes to be counted in Redis',
+      });
+      // Two batches: the first take, then the five as one script.
+      expect(writes.filter((w) => w.length > 0).map((w) => w.length)).toEqual([1, 1]);
+      const after = await take();
+      expect(after.windows[0]!.remaining).toBe(9_993);
+    });
+  });
+
+  it('near a limit, or with takes not yet counted, a take waits for Redis: one instance never passes the limit', async () => {
+    const redis = new Redis('redis://127.0.0.1:6379/8');
+    try {
+      const key = fresh();
+      // A limit of 64 or less keeps every take Redis's.
+      const small = () => takeInRedis(redis, 60_000, [{ key: `${key}:small`, max: 64, units: 1 }]);
+      await small();
+      expect(small()).toBeInstanceOf(Promise);
+      // A limit of 1,000 lets 15 takes (a 64th) be granted before Redis has counted them.
+      const big = () => takeInRedis(redis, 60_000, [{ key, max: 1_000, units: 1 }]);
+      await big();
+      const burst = Array.from({ length: 20 }, big);
+      expect(burst.filter((t) => !(t instanceof Promise))).toHaveLength(15);
+      // Taken one after another to the end of the window: exactly the limit passes, Redis counted each, and the
+      // last eighth (125) was Redis's to grant, take by take.
+      let passed = 1 + (await Promise.all(burst)).filter((t) => t.passed).length;
+      let remaining = 1_000;
+      let grantedNear = 0;
+      for (let i = 0; i < 1_100; i++) {
+        const t = big();
+        if (remaining - 1 < 125 && !(t instanceof Promise)) grantedNear += 1;
+        const taken = await t;
+        if (taken.passed) passed += 1;
+        remaining = taken.windows[0]!.remaining;
+      }
+      expect(grantedNear).toBe(0);
+      expect(passed).toBe(1_000);
+      expect(await redis.get(key)).toBe('1000');
+    } finally {
+      await redis.quit();
+    }
   });
 
   it('a window is fixed: it ends a window after its first unit, then a key counts afresh', async () => {
