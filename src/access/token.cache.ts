@@ -78,6 +78,20 @@ export class TokenCache {
     return this.get(carShareId, token, nowMs());
   }
 
+  /**
+   * True once every invalidation committed before this call has been heard (at once when `heard`: the request
+   * already passed a barrier); false while the announcements cannot be heard.
+   */
+  async caughtUp(heard = false): Promise<boolean> {
+    if (heard) return this.#barrier !== undefined;
+    try {
+      await this.#sync();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   #sync(): Promise<void> {
     if (!this.#barrier) return Promise.reject(new Error('not listening'));
     return this.#barrier();

@@ -76,6 +76,14 @@ export async function tokenAuthenticator(deps: {
 }): Promise<TokenAuthenticator> {
   const cache = deps.tokens ?? new TokenCache();
   const stopListening = deps.tokens ? async () => undefined : await cache.listen(deps.databaseUrl, deps.log);
+  /**
+   * Checks in flight, per car share and token: when a cached answer expires, the requests that find it gone together
+   * (100 connections polling with one token, bench S3) share one check instead of each reading the token, its
+   * client and grant. A request joins a check only when nothing was invalidated between the check's start and
+   * its own arrival (the same generation once it has heard every invalidation committed before it): a check that
+   * began before a revocation never answers a request that came after it.
+   */
+  const checking = new Map<string, { generation: number; found: Promise<CachedToken | undefined> }>();
   return {
     async actorFor(authorization, carShare, heard) {
       const value = bearerToken(authorization);
@@ -83,10 +91,23 @@ export async function tokenAuthenticator(deps: {
       const key = tokenHash(value);
       const cached = await cache.lookup(carShare.id, key, Date.now, heard);
       if (cached) return cached.actor;
-      const generation = cache.generation;
-      const found = await check(await deps.siteFor(carShare), value);
+      const inFlight = `${carShare.id}\n${key}`;
+      const joined = checking.get(inFlight);
+      let found: CachedToken | undefined;
+      if (joined && (await cache.caughtUp(heard)) && joined.generation === cache.generation)
+        found = await joined.found;
+      else {
+        const generation = cache.generation;
+        const mine = (async () => check(await deps.siteFor(carShare), value))();
+        checking.set(inFlight, { generation, found: mine });
+        try {
+          found = await mine;
+        } finally {
+          if (checking.get(inFlight)?.found === mine) checking.delete(inFlight);
+        }
+        if (found) cache.set(carShare.id, key, found, generation, Date.now());
+      }
       if (!found) throw invalid();
-      cache.set(carShare.id, key, found, generation, Date.now());
       return found.actor;
     },
     close: stopListening,
