@@ -103,8 +103,8 @@ interface View {
   ends: number[];
   endsAt: number;
   heardAt: number;
-  /** Takes granted here that Redis has not answered for yet. */
-  unconfirmed: number;
+  /** Per key, the units granted here that Redis has not answered for yet. */
+  unconfirmed: number[];
   /** Of those, the units per key granted after the batch now out was formed (not in its answer). */
   unsent: number[];
 }
@@ -114,14 +114,14 @@ const VIEW_MS = 1_000;
 /** Views kept per connection: past this, those no longer trusted are dropped, and no new one is made till then. */
 const MAX_VIEWS = 10_000;
 
-/** The room a take from a view must leave in each window. */
+/** The room a take from a view must leave in each window; what it may grant ahead of Redis is a 64th of the limit. */
 const marginOf = (max: number) => Math.max(64, Math.ceil(max / 8));
 
 function grantable(view: View, takes: readonly Take[], now: number): boolean {
   if (now >= view.endsAt || now - view.heardAt > VIEW_MS) return false;
   for (const [k, t] of takes.entries()) {
     if (view.remaining[k]! - t.units < marginOf(t.max)) return false;
-    if (view.unconfirmed + 1 > Math.floor(t.max / 64)) return false;
+    if (view.unconfirmed[k]! + t.units > Math.floor(t.max / 64)) return false;
   }
   return true;
 }
@@ -138,14 +138,15 @@ function heard(box: Outbox, sig: string, taken: Taken, now: number): void {
     return;
   }
   if (box.views.size >= MAX_VIEWS)
-    for (const [s, v] of box.views) if (now - v.heardAt > VIEW_MS && v.unconfirmed === 0) box.views.delete(s);
+    for (const [s, v] of box.views)
+      if (now - v.heardAt > VIEW_MS && v.unconfirmed.every((u) => u === 0)) box.views.delete(s);
   if (box.views.size >= MAX_VIEWS) return;
   box.views.set(sig, {
     remaining: taken.windows.map((w) => w.remaining),
     ends,
     endsAt: Math.min(...ends),
     heardAt: now,
-    unconfirmed: 0,
+    unconfirmed: taken.windows.map(() => 0),
     unsent: taken.windows.map(() => 0),
   });
 }
@@ -297,13 +298,17 @@ export function takeInRedis(redis: Redis, duration: number, takes: readonly Take
   const view = box.views.get(sig);
   let answer: Taken | Promise<Taken>;
   if (view && grantable(view, takes, Date.now())) {
-    view.unconfirmed += 1;
     for (const [k, t] of takes.entries()) {
       view.remaining[k]! -= t.units;
       view.unsent[k]! += t.units;
+      view.unconfirmed[k]! += t.units;
     }
+    // Once, whether its batch was answered or failed (a batch that failed half way fails every take in it).
+    let confirmed = false;
     const settled = () => {
-      view.unconfirmed -= 1;
+      if (confirmed) return;
+      confirmed = true;
+      for (const [k, t] of takes.entries()) view.unconfirmed[k]! -= t.units;
     };
     box.waiting.push({ takes, duration, sig, granted: true, ok: settled, fail: settled });
     answer = {
