@@ -78,7 +78,10 @@ interface Waiting {
  * was granted meanwhile.
  */
 interface Outbox {
+  /** Takes that wait for Redis's word. */
   waiting: Waiting[];
+  /** By windows (`sig`): the units granted from views since the last batch left, to be counted as one take each. */
+  granted: Map<string, Granted>;
   /** A batch is out: its answer schedules the next. */
   out: boolean;
   /** The next batch's timer, and whether it is the next turn's (a take waits) or `COUNT_LATER_MS`'s. */
@@ -152,6 +155,14 @@ function heard(box: Outbox, sig: string, taken: Taken, now: number): void {
 }
 const outboxes = new WeakMap<Redis, Outbox>();
 
+/** The units granted from one view since the last batch left, summed per key. */
+interface Granted {
+  sig: string;
+  duration: number;
+  takes: Take[];
+  view: View;
+}
+
 /** How long units granted from a view may wait to be counted in Redis when no request waits with them. */
 const COUNT_LATER_MS = 10;
 
@@ -172,24 +183,27 @@ function send(db: WithTake, box: Outbox): void {
   box.out = true;
   const these = box.waiting;
   box.waiting = [];
-  // What the views granted goes out now: it is in this batch's answer.
-  for (const w of these)
-    if (w.granted) {
-      const view = box.views.get(w.sig);
-      if (view) for (const [k, t] of w.takes.entries()) view.unsent[k]! -= t.units;
-    }
+  // What the views granted goes out now, one take per windows: it is in this batch's answer.
+  for (const { sig, duration, takes, view } of box.granted.values()) {
+    for (const [k, t] of takes.entries()) view.unsent[k]! -= t.units;
+    // Once, whether the batch was answered or failed (a batch that failed half way fails every take in it).
+    let confirmed = false;
+    const settled = () => {
+      if (confirmed) return;
+      confirmed = true;
+      for (const [k, t] of takes.entries()) view.unconfirmed[k]! -= t.units;
+    };
+    these.push({ takes, duration, sig, granted: true, ok: settled, fail: settled });
+  }
+  box.granted.clear();
   flush(db, box, these)
     .catch((err: unknown) => {
       for (const w of these) w.fail(err);
     })
     .finally(() => {
       box.out = false;
-      if (box.waiting.length > 0)
-        schedule(
-          db,
-          box,
-          box.waiting.some((w) => !w.granted),
-        );
+      if (box.waiting.length > 0) schedule(db, box, true);
+      else if (box.granted.size > 0) schedule(db, box, false);
     });
 }
 
@@ -291,26 +305,24 @@ export function takeInRedis(redis: Redis, duration: number, takes: readonly Take
   if (!db.rateLimitTake) db.defineCommand('rateLimitTake', { lua: TAKE });
   let box = outboxes.get(db);
   if (box === undefined) {
-    box = { waiting: [], out: false, next: undefined, views: new Map() };
+    box = { waiting: [], granted: new Map(), out: false, next: undefined, views: new Map() };
     outboxes.set(db, box);
   }
   const sig = sigOf(duration, takes);
   const view = box.views.get(sig);
   let answer: Taken | Promise<Taken>;
   if (view && grantable(view, takes, Date.now())) {
+    let granted = box.granted.get(sig);
+    if (granted === undefined) {
+      granted = { sig, duration, takes: takes.map((t) => ({ key: t.key, max: t.max, units: 0 })), view };
+      box.granted.set(sig, granted);
+    }
     for (const [k, t] of takes.entries()) {
       view.remaining[k]! -= t.units;
       view.unsent[k]! += t.units;
       view.unconfirmed[k]! += t.units;
+      granted.takes[k]!.units += t.units;
     }
-    // Once, whether its batch was answered or failed (a batch that failed half way fails every take in it).
-    let confirmed = false;
-    const settled = () => {
-      if (confirmed) return;
-      confirmed = true;
-      for (const [k, t] of takes.entries()) view.unconfirmed[k]! -= t.units;
-    };
-    box.waiting.push({ takes, duration, sig, granted: true, ok: settled, fail: settled });
     answer = {
       passed: true,
       windows: view.remaining.map((remaining, k) => ({ remaining, endsAt: view.ends[k]! })),
