@@ -5,6 +5,7 @@
 // take is answered from what Redis last said, and counted there with the next batch (`View`).
 import type { Redis } from 'ioredis';
 import type { Take, Taken } from './ratelimit.store.js';
+import { grant, grantable, heard, sending, type View } from './ratelimit.views.js';
 
 // KEYS: the counters; ARGV: now (ms), the window (ms), then each key's limit and units, then 1 when the units were
 // already granted here (added whatever the limits: a view's takes). All or nothing: when one key lacks room,
@@ -63,7 +64,7 @@ interface Waiting {
   duration: number;
   /** The windows' identity: the length, each key and its limit. */
   sig: string;
-  /** Already answered from the view, to be counted whatever the limits (its `ok` and `fail` do nothing). */
+  /** Already answered from a view, to be counted whatever the limits (its `ok` and `fail` settle the view). */
   granted: boolean;
   ok(taken: Taken): void;
   fail(err: unknown): void;
@@ -90,69 +91,6 @@ interface Outbox {
   views: Map<string, View>;
 }
 
-/**
- * Windows as this instance last heard them from Redis. While a take leaves every window at least an eighth of its
- * limit (and 64 units), and little is granted here that Redis has not counted yet, it is answered at once from here
- * and counted in Redis with the next batch: a busy caller's requests no longer each wait a round trip (bench S3
- * with REDIS_URL: ~2 ms on shared cores). Redis still counts every unit, and a view is trusted for a second after
- * it was heard, so instances that spend from views can overshoot a limit only by what each grants before hearing
- * Redis again (at most a 64th of the limit each); near a limit every take is Redis's, all or nothing, and in one
- * instance `RateLimit-Remaining` is exact. Across instances it lags by what the others took since the last answer.
- */
-interface View {
-  /** Per key, as Redis last answered, less what was granted here since. */
-  remaining: number[];
-  /** Per key, its window's end; `endsAt` the first of them. */
-  ends: number[];
-  endsAt: number;
-  heardAt: number;
-  /** Per key, the units granted here that Redis has not answered for yet. */
-  unconfirmed: number[];
-  /** Of those, the units per key granted after the batch now out was formed (not in its answer). */
-  unsent: number[];
-}
-
-/** A view is trusted this long after Redis answered. */
-const VIEW_MS = 1_000;
-/** Views kept per connection: past this, those no longer trusted are dropped, and no new one is made till then. */
-const MAX_VIEWS = 10_000;
-
-/** The room a take from a view must leave in each window; what it may grant ahead of Redis is a 64th of the limit. */
-const marginOf = (max: number) => Math.max(64, Math.ceil(max / 8));
-
-function grantable(view: View, takes: readonly Take[], now: number): boolean {
-  if (now >= view.endsAt || now - view.heardAt > VIEW_MS) return false;
-  for (const [k, t] of takes.entries()) {
-    if (view.remaining[k]! - t.units < marginOf(t.max)) return false;
-    if (view.unconfirmed[k]! + t.units > Math.floor(t.max / 64)) return false;
-  }
-  return true;
-}
-
-/** What Redis answered for the windows, less what was granted here after the batch left. */
-function heard(box: Outbox, sig: string, taken: Taken, now: number): void {
-  const ends = taken.windows.map((w) => w.endsAt);
-  const view = box.views.get(sig);
-  if (view) {
-    view.remaining = taken.windows.map((w, k) => w.remaining - view.unsent[k]!);
-    view.ends = ends;
-    view.endsAt = Math.min(...ends);
-    view.heardAt = now;
-    return;
-  }
-  if (box.views.size >= MAX_VIEWS)
-    for (const [s, v] of box.views)
-      if (now - v.heardAt > VIEW_MS && v.unconfirmed.every((u) => u === 0)) box.views.delete(s);
-  if (box.views.size >= MAX_VIEWS) return;
-  box.views.set(sig, {
-    remaining: taken.windows.map((w) => w.remaining),
-    ends,
-    endsAt: Math.min(...ends),
-    heardAt: now,
-    unconfirmed: taken.windows.map(() => 0),
-    unsent: taken.windows.map(() => 0),
-  });
-}
 const outboxes = new WeakMap<Redis, Outbox>();
 
 /** The units granted from one view since the last batch left, summed per key. */
@@ -185,14 +123,7 @@ function send(db: WithTake, box: Outbox): void {
   box.waiting = [];
   // What the views granted goes out now, one take per windows: it is in this batch's answer.
   for (const { sig, duration, takes, view } of box.granted.values()) {
-    for (const [k, t] of takes.entries()) view.unsent[k]! -= t.units;
-    // Once, whether the batch was answered or failed (a batch that failed half way fails every take in it).
-    let confirmed = false;
-    const settled = () => {
-      if (confirmed) return;
-      confirmed = true;
-      for (const [k, t] of takes.entries()) view.unconfirmed[k]! -= t.units;
-    };
+    const settled = sending(view, takes);
     these.push({ takes, duration, sig, granted: true, ok: settled, fail: settled });
   }
   box.granted.clear();
@@ -263,7 +194,7 @@ async function flush(db: WithTake, box: Outbox, waiting: readonly Waiting[]): Pr
   const oneByOne: Waiting[] = [];
   for (const [i, g] of all.entries()) {
     const t = taken[i]!;
-    if (t.passed || g.length === 1) heard(box, g[0]!.sig, t, now);
+    if (t.passed || g.length === 1) heard(box.views, g[0]!.sig, t, now);
     if (g.length === 1) g[0]!.ok(t);
     else if (!t.passed) oneByOne.push(...g);
     else {
@@ -283,7 +214,7 @@ async function flush(db: WithTake, box: Outbox, waiting: readonly Waiting[]): Pr
   const again = await run(db, oneByOne);
   const then = Date.now();
   for (const [i, w] of oneByOne.entries()) {
-    heard(box, w.sig, again[i]!, then);
+    heard(box.views, w.sig, again[i]!, then);
     w.ok(again[i]!);
   }
 }
@@ -317,16 +248,8 @@ export function takeInRedis(redis: Redis, duration: number, takes: readonly Take
       granted = { sig, duration, takes: takes.map((t) => ({ key: t.key, max: t.max, units: 0 })), view };
       box.granted.set(sig, granted);
     }
-    for (const [k, t] of takes.entries()) {
-      view.remaining[k]! -= t.units;
-      view.unsent[k]! += t.units;
-      view.unconfirmed[k]! += t.units;
-      granted.takes[k]!.units += t.units;
-    }
-    answer = {
-      passed: true,
-      windows: view.remaining.map((remaining, k) => ({ remaining, endsAt: view.ends[k]! })),
-    };
+    for (const [k, t] of takes.entries()) granted.takes[k]!.units += t.units;
+    answer = grant(view, takes);
   } else {
     const { waiting } = box; // the next batch's: replaced only when it is sent
     answer = new Promise<Taken>((ok, fail) =>
