@@ -65,6 +65,9 @@ const envSchema = z.object({
   RATE_LIMIT_CAR_SHARE_PER_MINUTE: z.coerce.number().int().min(0).default(0),
   REDIS_KEY_PREFIX: z.string().min(1).max(200).optional(),
   CAR_SHARE_CACHE_SIZE: positiveInt.default(500),
+  // How often the event loop is looked at for a quiet spell, in which freed malloc memory goes back to the
+  // operating system (src/malloc-trim.ts); 0: never.
+  MALLOC_TRIM_MS: z.coerce.number().int().min(0).default(1000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -22,6 +22,7 @@ import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
 import { redisKeys } from './http/redis-keys.js';
 import { localCaCertPath, sniCertificates } from './local-ca.js';
+import { type MallocTrimming, startMallocTrim } from './malloc-trim.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities, type ModuleSettings } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
@@ -78,6 +79,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   let auth: AuthServer | undefined;
   let bus: EventBus | undefined;
   let relay: OutboxRelay | undefined;
+  let mallocTrim: MallocTrimming | undefined;
   let delivery: DeliveryRuntime | undefined;
   let listener: Listener | undefined;
   try {
@@ -127,6 +129,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     // One registry for the instance: HTTP and GraphQL (app), webhooks and the database pool publish on it.
     const metrics = createMetrics();
     watchPool(db.orm, metrics);
+    mallocTrim = startMallocTrim({ everyMs: config.MALLOC_TRIM_MS, log, metrics });
     const app = await createApp({
       config,
       metrics,
@@ -209,6 +212,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       async stop() {
         // Drained side by side: HTTP and WebSocket clients, the relay's batch in hand, deliveries in flight, a
         // sweep in progress. Events committed meanwhile wait in the outbox for a relay here or on another instance.
+        mallocTrim?.stop();
         await Promise.all([
           listeners.close().then(() => app.stop()),
           relay?.stop(),
@@ -222,6 +226,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       },
     };
   } catch (e) {
+    mallocTrim?.stop();
     await relay?.stop();
     await delivery?.stop();
     await bus?.close();

@@ -96,6 +96,7 @@ const layers: readonly (readonly string[])[] = [
     'src/app.ts',
     'src/server.ts',
     'src/sweeps.ts',
+    'src/malloc-trim.ts',
     'src/service.ts',
     'src/admin.ts',
     'src/webhooks-cli.ts',

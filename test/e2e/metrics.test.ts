@@ -6,7 +6,8 @@ let open: TestService;
 let guarded: TestService;
 beforeAll(async () => {
   open = await startTestService();
-  guarded = await startTestService({ env: { METRICS_TOKEN: 'scrape-secret' } });
+  // Guarded, and without malloc trims (MALLOC_TRIM_MS=0).
+  guarded = await startTestService({ env: { METRICS_TOKEN: 'scrape-secret', MALLOC_TRIM_MS: '0' } });
 });
 afterAll(async () => {
   await open.close();
@@ -57,6 +58,16 @@ describe('/metrics', () => {
     expect(
       sample(after, 'http_request_duration_seconds_count', { route: '/healthz', method: 'GET' }),
     ).toBeGreaterThanOrEqual(3);
+  });
+
+  it('publishes the quiet seconds in which freed malloc memory went back to the system, unless turned off', async () => {
+    // When trims happen is test/unit/malloc-trim.test.ts's; here, that the service runs them and says so.
+    expect(await (await open.fetch('/metrics')).text()).toMatch(/^process_malloc_trims_total \d+$/m);
+    const off = await (
+      await guarded.fetch('/metrics', { headers: { Authorization: 'Bearer scrape-secret' } })
+    ).text();
+    expect(off).toContain('# TYPE http_requests_total counter');
+    expect(off).not.toContain('process_malloc_trims_total');
   });
 
   it('asks for the bearer token when METRICS_TOKEN is set', async () => {
