@@ -2,7 +2,8 @@
 // scenario gets a fresh service process (so no scenario's peak carries into the next), compiled and started with
 // the Node flags of `npm start` (`startFlags()`), driven by 100 keep-alive connections; RSS, V8's heap (used, total,
 // new and old space), memory outside it and the process's CPU are sampled every 200 ms.
-// `npx tsx test/bench/memory.ts [--cars 1000] [--duration 8] [--only S1,S1-27,S2,S3]`; `MEMORY_NODE_OPTIONS` adds flags.
+// `npx tsx test/bench/memory.ts [--cars 1000] [--duration 8] [--only S1,S1-27,S2,S3] [--one-process [--rest 5]]`;
+// `MEMORY_NODE_OPTIONS` adds flags.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,9 @@ const { values: a } = parseArgs({
     rounds: { type: 'string', default: '1' },
     // One service process serves every scenario in turn (as `npm run bench`'s does), instead of one each.
     'one-process': { type: 'boolean', default: false },
+    // Seconds the one process rests between scenarios (as the bench's does while the other variants' trials run);
+    // its resident size after the rest is logged.
+    rest: { type: 'string', default: '0' },
   },
 });
 const size = { cars: Number(a.cars), bookings: 10 * Number(a.cars), users: 200 };
@@ -179,7 +183,15 @@ try {
     for (const flags of Array.from({ length: Number(a.rounds) }, () => a.flags.split(';')).flat()) {
       const { svc, origin } = await start('ours', flags);
       try {
-        for (const id of a.only.split(',')) await measure(svc, origin, id, flags);
+        for (const id of a.only.split(',')) {
+          await measure(svc, origin, id, flags);
+          if (Number(a.rest) > 0) {
+            await new Promise((r) => setTimeout(r, Number(a.rest) * 1000));
+            log(
+              `  ${flags || '–'} after ${id} and ${a.rest} s at rest: RSS ${Math.round((await svc.stats()).rss / 1_048_576)} MB`,
+            );
+          }
+        }
       } finally {
         await svc.stop();
       }
