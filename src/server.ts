@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws';
 import type { App } from './app.js';
 import type { CarShare } from './carshares/car-share.js';
 import { clientErrorAnswer, MAX_HEADER_BYTES } from './client-error.js';
+import type { Config } from './config.js';
 import { cutWebSocketsAfter, drainOf } from './drain.js';
 import { httpsRequiredMessage } from './edge.js';
 import {
@@ -29,7 +30,9 @@ import {
   socketsByCarShare,
   suspendedMessage,
 } from './http/suspended.js';
-import type { SniCallback } from './local-ca.js';
+import { type SniCallback, sniCertificates } from './local-ca.js';
+import type { Logger } from './shared/log.js';
+import { loadCertificate } from './tls.js';
 
 export interface ListenOptions {
   host: string;
@@ -249,4 +252,35 @@ export async function listen(app: App, schema: GraphQLSchema, opts: ListenOption
       stopCutting();
     },
   };
+}
+
+/**
+ * HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate: the
+ * given one for every host, or else the self-signed `localhost` one and, for each other host `isCarShareHost`
+ * accepts, one issued by the local CA (`sni`, whose `localCa()` makes DATA_DIR/tls/ca.crt ahead of any handshake).
+ */
+export async function serve(
+  app: App,
+  schema: GraphQLSchema,
+  config: Config,
+  opts: { isCarShareHost(host: string): boolean; log: Logger },
+) {
+  const tls = await loadCertificate({
+    dataDir: config.DATA_DIR,
+    certFile: config.TLS_CERT,
+    keyFile: config.TLS_KEY,
+  });
+  const sni = config.TLS_CERT
+    ? undefined
+    : sniCertificates({ dataDir: config.DATA_DIR, isCarShareHost: opts.isCarShareHost, log: opts.log });
+  const listeners = await listen(app, schema, {
+    host: config.HOST,
+    port: config.PORT,
+    httpPort: config.HTTP_PORT,
+    key: tls.key,
+    cert: tls.cert,
+    SNICallback: sni,
+    publicUrl: config.PUBLIC_URL,
+  });
+  return { tls, listeners, sni };
 }

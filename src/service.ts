@@ -1,8 +1,7 @@
 // Starts and stops the whole service: database, GraphQL, listeners and background timers.
-import type { GraphQLSchema } from 'graphql';
 import type { Authenticator } from './access/authenticate.js';
 import { CHANNEL as TOKEN_CHANNEL, TokenCache } from './access/token.cache.js';
-import { type App, createApp } from './app.js';
+import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ensureDefaultCarShare } from './carshares/default-car-share.js';
 import { CAR_SHARE_CHANNEL, openCarShareRegistry } from './carshares/registry.js';
@@ -21,16 +20,16 @@ import { type OutboxRelay, startOutboxRelay } from './events/relay.js';
 import type { GateOptions } from './graphql/execution-gate.js';
 import { buildSchema } from './graphql/schema.js';
 import { redisKeys } from './http/redis-keys.js';
-import { localCaCertPath, sniCertificates } from './local-ca.js';
+import { localCaCertPath } from './local-ca.js';
 import { type MallocTrimming, startMallocTrim } from './malloc-trim.js';
 import { createMetrics } from './metrics/metrics.js';
 import { composeModules, entities, type ModuleSettings } from './modules.js';
 import { type AuthServer, createAuthServer } from './oauth/server.js';
-import { listen } from './server.js';
+import { serve } from './server.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import type { Logger } from './shared/log.js';
 import { startSweeps } from './sweeps.js';
-import { loadCertificate, selfSignedCertShown } from './tls.js';
+import { selfSignedCertShown } from './tls.js';
 import { fanOutBatch } from './webhooks/fanout.js';
 
 export interface Service {
@@ -270,35 +269,4 @@ function moduleSettings(config: Config, bus: EventBus): ModuleSettings {
       bus,
     },
   };
-}
-
-/**
- * HTTPS (and the plain-HTTP refusal, and graphql-ws) on the configured ports, with the configured certificate: the
- * given one for every host, or else the self-signed `localhost` one and, for each other host `isCarShareHost`
- * accepts, one issued by the local CA (`sni`, whose `localCa()` makes DATA_DIR/tls/ca.crt ahead of any handshake).
- */
-async function serve(
-  app: App,
-  schema: GraphQLSchema,
-  config: Config,
-  opts: { isCarShareHost(host: string): boolean; log: Logger },
-) {
-  const tls = await loadCertificate({
-    dataDir: config.DATA_DIR,
-    certFile: config.TLS_CERT,
-    keyFile: config.TLS_KEY,
-  });
-  const sni = config.TLS_CERT
-    ? undefined
-    : sniCertificates({ dataDir: config.DATA_DIR, isCarShareHost: opts.isCarShareHost, log: opts.log });
-  const listeners = await listen(app, schema, {
-    host: config.HOST,
-    port: config.PORT,
-    httpPort: config.HTTP_PORT,
-    key: tls.key,
-    cert: tls.cert,
-    SNICallback: sni,
-    publicUrl: config.PUBLIC_URL,
-  });
-  return { tls, listeners, sni };
 }
